@@ -1,0 +1,120 @@
+import { errorMessage, isLabError, UsageError } from "../core/index.js";
+import { killAllChildren } from "../process/index.js";
+import { cacheCommand } from "./cache.js";
+import { parseCommandArgs, renderCommandHelp, type CliIO, type CommandDef } from "./command.js";
+import { genCommand } from "./gen.js";
+import { gradeCommand } from "./grade.js";
+import { reportCommand } from "./report.js";
+import { runCommand } from "./run.js";
+import { scenariosCommand } from "./scenarios.js";
+import { LAB_VERSION } from "./shared.js";
+
+/** Every subcommand, in the order help lists them. */
+export const COMMANDS: readonly CommandDef[] = [
+  genCommand,
+  scenariosCommand,
+  runCommand,
+  reportCommand,
+  gradeCommand,
+  cacheCommand,
+];
+
+function renderMainHelp(): string {
+  const width = Math.max(...COMMANDS.map((command) => command.name.length));
+  return [
+    `lab ${LAB_VERSION}: an evaluation lab for coding agents`,
+    "",
+    "Usage: lab <command> [options]",
+    "",
+    "Commands:",
+    ...COMMANDS.map(
+      (command) =>
+        `  ${command.name.padEnd(width)}  ${command.summary.split(/(?<=\.)\s/)[0] ?? ""}`,
+    ),
+    "",
+    "Quick start:",
+    "  lab run gold --suite starter && lab run noop --suite starter && lab report --suite starter",
+    "",
+    "Run `lab <command> --help` for a command's options.",
+    "",
+  ].join("\n");
+}
+
+/**
+ * The whole CLI as a function: parses argv, runs a command, and returns the exit code.
+ * Expected failures print their message and hint (exit 1), usage errors also the usage
+ * (exit 2), and anything else is a bug, printed with its stack.
+ */
+export async function main(argv: readonly string[], io: CliIO): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === "--help" || first === "-h" || first === "help") {
+    io.stdout.write(renderMainHelp());
+    return first === undefined ? 2 : 0;
+  }
+  if (first === "--version" || first === "-v") {
+    io.stdout.write(`${LAB_VERSION}\n`);
+    return 0;
+  }
+  const command = COMMANDS.find((candidate) => candidate.name === first);
+  if (command === undefined) {
+    io.stderr.write(
+      `lab: unknown command "${first}". Commands: ${COMMANDS.map((candidate) => candidate.name).join(", ")}.\nRun \`lab --help\` for the usage.\n`,
+    );
+    return 2;
+  }
+  try {
+    const args = parseCommandArgs(command, rest);
+    if (args.values.help === true) {
+      io.stdout.write(renderCommandHelp(command));
+      return 0;
+    }
+    return await command.run(args, io);
+  } catch (error) {
+    if (io.signal.aborted && isLabError(error) && error.code === "CANCELLED") return 130;
+    if (error instanceof UsageError) {
+      io.stderr.write(
+        `lab ${command.name}: ${error.message}\n${error.hint === undefined ? "" : `${error.hint}\n`}\n${renderCommandHelp(command)}`,
+      );
+      return 2;
+    }
+    if (isLabError(error)) {
+      io.stderr.write(
+        `lab ${command.name}: ${error.message}\n${error.hint === undefined ? "" : `hint: ${error.hint}\n`}`,
+      );
+      return error.code === "USAGE" ? 2 : 1;
+    }
+    const stack = error instanceof Error ? (error.stack ?? error.message) : errorMessage(error);
+    io.stderr.write(
+      `lab ${command.name}: internal error (a bug in lab; please report it with this output):\n${stack}\n`,
+    );
+    return 1;
+  }
+}
+
+/** The executable's entry: real argv and streams, Ctrl-C cancels the run (a second one forces). */
+export async function run(): Promise<void> {
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSignal = (): void => {
+    interrupts++;
+    if (interrupts === 1) {
+      process.stderr.write(
+        "\nlab: interrupted; stopping (finished trials are kept, rerun the same command to resume). Press Ctrl-C again to force.\n",
+      );
+      controller.abort();
+    } else {
+      killAllChildren();
+      process.exit(130);
+    }
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  const code = await main(process.argv.slice(2), {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    cwd: process.cwd(),
+    env: process.env,
+    signal: controller.signal,
+  });
+  process.exitCode = controller.signal.aborted ? 130 : code;
+}

@@ -1,0 +1,126 @@
+import { commandToolSpec, resolveRunConfig } from "../config/index.js";
+import { UsageError } from "../core/index.js";
+import { runSuite } from "../runner/index.js";
+import { resolveTool } from "../tools/index.js";
+import { createReporter } from "../ui/index.js";
+import { defineCommand, flagOption, listOption, stringOption } from "./command.js";
+import {
+  commonOptions,
+  configFrom,
+  configOption,
+  displayFrom,
+  displayOption,
+  LAB_VERSION,
+  settingsFrom,
+  suiteFrom,
+} from "./shared.js";
+
+/** `lab run TOOL --suite S`. */
+export const runCommand = defineCommand({
+  name: "run",
+  summary:
+    "Run a tool over a suite: each trial gets a fresh work tree, the tool's change is graded on the host by hidden tests, and every trial's record is kept under runs/<run-id>/. Rerunning the same command resumes.",
+  usage: "run TOOL --suite S [options]",
+  positionals: { min: 1, max: 1 },
+  options: {
+    suite: { type: "string", value: "S", description: "The suite to run (e.g. starter)" },
+    tasks: {
+      type: "string",
+      value: "IDS",
+      multiple: true,
+      description: "Only these task ids (comma-separated or repeated)",
+    },
+    trials: {
+      type: "string",
+      value: "K",
+      description: "Trials per task (default 1)",
+      env: "LAB_TRIALS",
+    },
+    concurrency: {
+      type: "string",
+      value: "N",
+      description: "Trials at once (default 1)",
+      env: "LAB_CONCURRENCY",
+    },
+    timeout: {
+      type: "string",
+      value: "DUR",
+      description: "The tool's time limit per trial, e.g. 30m (default 30m)",
+      env: "LAB_TIMEOUT",
+    },
+    "test-timeout": {
+      type: "string",
+      value: "DUR",
+      description: "The hidden tests' time limit per grade (default 30m)",
+      env: "LAB_TEST_TIMEOUT",
+    },
+    "run-id": {
+      type: "string",
+      value: "ID",
+      description: "Name of the run folder (default: SUITE-TOOL); an existing run is resumed",
+    },
+    command: {
+      type: "string",
+      value: "CMD",
+      description:
+        "For the `command` tool: the command line, with {prompt_file}, {workdir} and {prompt}",
+    },
+    "command-env": {
+      type: "string",
+      value: "NAMES",
+      multiple: true,
+      description: "For the `command` tool: environment variables passed through by name",
+    },
+    keep: { type: "boolean", description: "Keep work trees and grading checkouts (for debugging)" },
+    ...displayOption,
+    ...configOption,
+    ...commonOptions,
+  },
+  details: `Tools: gold (the reference fix), noop (no change), command (--command '...'), and any tool declared in lab.config.json.
+
+Examples:
+  lab run gold --suite starter
+  lab run noop --suite starter --trials 3
+  lab run command --suite starter --command 'my-agent --prompt-file {prompt_file}'`,
+  async run(args, io) {
+    const toolName = args.positionals[0] ?? "";
+    const settings = settingsFrom(args, io);
+    const file = configFrom(args, io);
+    const command = stringOption(args, "command");
+    if (command !== undefined && toolName !== "command")
+      throw new UsageError(`--command only goes with the \`command\` tool, not "${toolName}".`);
+    const configured = Object.fromEntries(
+      Object.entries(file.tools).map(([name, entry]) => [
+        name,
+        commandToolSpec(name, entry, io.env),
+      ]),
+    );
+    const adhoc =
+      command === undefined
+        ? undefined
+        : commandToolSpec("command", { command, env: listOption(args, "command-env") }, io.env);
+    const tool = resolveTool(toolName, { configured, adhoc });
+    const config = resolveRunConfig({
+      flags: {
+        suite: suiteFrom(args, "run"),
+        tasks: listOption(args, "tasks"),
+        trials: stringOption(args, "trials"),
+        concurrency: stringOption(args, "concurrency"),
+        timeout: stringOption(args, "timeout"),
+        testTimeout: stringOption(args, "test-timeout"),
+        runId: stringOption(args, "run-id"),
+        keep: flagOption(args, "keep"),
+      },
+      env: io.env,
+      file,
+      settings,
+      tool,
+      toolTimeoutMs: configured[toolName]?.timeoutMs,
+      labVersion: LAB_VERSION,
+      signal: io.signal,
+    });
+    const reporter = createReporter(displayFrom(args), io.stderr, io.env);
+    const result = await runSuite(config, reporter, io.signal);
+    return result.status === "cancelled" ? 130 : 0;
+  },
+});

@@ -1,0 +1,3 @@
+export * from "./duration.js";
+export * from "./file.js";
+export * from "./resolve.js";

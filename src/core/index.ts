@@ -1,0 +1,6 @@
+export * from "./errors.js";
+export * from "./types.js";
+export * from "./schemas.js";
+export * from "./shell.js";
+export * from "./tool.js";
+export * from "./events.js";

@@ -1,0 +1,45 @@
+import { z } from "zod";
+
+/** `task.json`: the public facts of a task. */
+export const taskInfoSchema = z.object({
+  id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "letters, digits, '.', '_' or '-'"),
+  repo: z.string().min(1),
+  baseCommit: z.string().regex(/^[0-9a-f]{40}$/, "a 40-character commit hash"),
+  metadata: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]))
+    .default({}),
+});
+
+/** `oracle/<id>/tests.json`: the hidden test lists, named as SWE-bench names them. */
+export const testListsSchema = z.object({
+  FAIL_TO_PASS: z.array(z.string()),
+  PASS_TO_PASS: z.array(z.string()),
+});
+
+/** `oracle/<id>/environment.json`: how the task's Python environment is built. */
+export const environmentSpecSchema = z.object({
+  python: z.string().regex(/^\d+\.\d+(\.\d+)?$/, "a Python version such as 3.11 or 3.9.18"),
+  pins: z.array(z.string()).default([]),
+  preInstall: z.array(z.string()).default([]),
+  install: z.string(),
+  testCommand: z.string().default("pytest -rA"),
+  env: z.record(z.string(), z.string()).default({}),
+  logParser: z.enum(["pytest", "pytest_options", "pytest_v2"]).default("pytest"),
+});
+
+/** `suite.json`: a suite's name and version. */
+export const suiteInfoSchema = z.object({
+  name: z.string(),
+  version: z.string(),
+  description: z.string().default(""),
+});
+
+/** Turns a zod error into one line naming the field. */
+export function describeSchemaError(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const where = issue.path.length > 0 ? issue.path.join(".") : "(top level)";
+      return `${where}: ${issue.message}`;
+    })
+    .join("; ");
+}

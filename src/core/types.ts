@@ -1,0 +1,177 @@
+/**
+ * The words of lab, one per concept, used the same in code, flags, files and reports.
+ * Data is plain readonly objects; stored forms are checked by the schemas in ./schemas.ts.
+ */
+
+/** How a test ended, in SWE-bench's words (XPASS is not one of them). */
+export type TestStatus = "PASSED" | "FAILED" | "SKIPPED" | "ERROR" | "XFAIL";
+
+/** The Python environment a task is graded in. */
+export interface EnvironmentSpec {
+  /** Interpreter version, "3.11" or "3.9.18". */
+  readonly python: string;
+  /** Pinned requirements installed before the project, pip syntax ("pytest==8.3.4"). */
+  readonly pins: readonly string[];
+  /** Shell commands run in the checkout before the install (SWE-bench's pre_install). */
+  readonly preInstall: readonly string[];
+  /** How the project itself is installed, with "python" meaning the environment's interpreter. */
+  readonly install: string;
+  /** The test command; test files are appended. */
+  readonly testCommand: string;
+  /** Extra environment variables for the install and the test run. */
+  readonly env: Readonly<Record<string, string>>;
+  /** Which of upstream's log parsers reads the test output. */
+  readonly logParser: "pytest" | "pytest_options" | "pytest_v2";
+}
+
+/** Difficulty proxies and other facts about a task, open to any suite-specific fields. */
+export type TaskMetadata = Readonly<Record<string, string | number | boolean | null>>;
+
+/** What `task.json` holds: everything about a task that a tool may know. */
+export interface TaskInfo {
+  /** Dataset id, e.g. "pallets__flask-4045" or "textkit-slugify-unicode". */
+  readonly id: string;
+  /** The repository, "owner/name" or a starter project name. */
+  readonly repo: string;
+  /** The commit the work tree starts at. */
+  readonly baseCommit: string;
+  /** Difficulty proxies and suite-specific facts. */
+  readonly metadata: TaskMetadata;
+}
+
+/** The answer key: what only the grader (and the gold tool) may read. */
+export interface Oracle {
+  /** The reference fix. */
+  readonly goldPatch: string;
+  /** The hidden tests, applied after the tool's change. */
+  readonly testPatch: string;
+  /** Tests that must go from failing to passing. */
+  readonly failToPass: readonly string[];
+  /** Tests that must keep passing. */
+  readonly passToPass: readonly string[];
+  /** Where the graded environment comes from. */
+  readonly environment: EnvironmentSpec;
+}
+
+/** A task on disk: its public part, and where its oracle lives. */
+export interface Task {
+  /** The suite it belongs to. */
+  readonly suite: string;
+  /** Public facts. */
+  readonly info: TaskInfo;
+  /** The folder holding prompt.txt, setup.sh, check.sh and task.json. */
+  readonly dir: string;
+  /** The oracle folder, a sibling tree the tool never sees. */
+  readonly oracleDir: string;
+  /** The prompt handed to the tool. */
+  readonly prompt: string;
+}
+
+/** The grader's verdict on one change. */
+export interface Grade {
+  /** Every FAIL_TO_PASS and PASS_TO_PASS test succeeded. */
+  readonly resolved: boolean;
+  /** The change applied to a fresh checkout. */
+  readonly patchApplied: boolean;
+  /** The change was empty. */
+  readonly patchEmpty: boolean;
+  /** How the change was applied ("git apply", "patch --fuzz=5", ...), when it was. */
+  readonly applyMethod: string | null;
+  /** FAIL_TO_PASS outcome per test: true when it succeeded. */
+  readonly failToPass: Readonly<Record<string, boolean>>;
+  /** PASS_TO_PASS outcome per test: true when it succeeded. */
+  readonly passToPass: Readonly<Record<string, boolean>>;
+  /** Every status parsed from the log, test id to status. */
+  readonly statuses: Readonly<Record<string, TestStatus>>;
+  /** Why the grade is not resolved, in words, when it is not. */
+  readonly reason: string | null;
+  /** The test run hit its time limit. */
+  readonly testsTimedOut: boolean;
+  /** Exit code of the test command, null when it did not run or was killed. */
+  readonly testExitCode: number | null;
+  /** Milliseconds per grading phase. */
+  readonly phaseMs: Readonly<Record<string, number>>;
+  /** The environment cache key used. */
+  readonly environmentKey: string | null;
+}
+
+/** What a tool said about itself after a trial; every field optional. */
+export interface Telemetry {
+  readonly costUsd?: number;
+  readonly inputTokens?: number;
+  readonly outputTokens?: number;
+  readonly cacheReadTokens?: number;
+  readonly cacheWriteTokens?: number;
+  readonly turns?: number;
+  readonly toolCalls?: number;
+  readonly model?: string;
+}
+
+/** How the tool's process ended. */
+export interface ToolExit {
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly timedOut: boolean;
+  /** Processes the tool left running after it exited, which lab killed. */
+  readonly strayProcesses: number;
+}
+
+/** A trial's outcome, tagged by kind. Infra errors are the lab's or the environment's fault. */
+export type Outcome =
+  | { readonly kind: "graded" }
+  | { readonly kind: "tool_timeout" }
+  | {
+      readonly kind: "tool_crashed";
+      readonly exitCode: number | null;
+      readonly signal: string | null;
+    }
+  | { readonly kind: "infra_error"; readonly phase: string; readonly message: string };
+
+/** Version of every stored JSON shape; bump on any incompatible change. */
+export const SCHEMA_VERSION = 1;
+
+/** One tool's attempt at one task. */
+export interface TrialResult {
+  readonly schemaVersion: typeof SCHEMA_VERSION;
+  readonly runId: string;
+  readonly tool: string;
+  readonly toolVersion: string;
+  readonly suite: string;
+  readonly taskId: string;
+  /** 1-based trial number. */
+  readonly trial: number;
+  readonly outcome: Outcome;
+  /** null when the trial never reached a verdict (infra_error). */
+  readonly resolved: boolean | null;
+  readonly patchApplied: boolean | null;
+  readonly patchEmpty: boolean | null;
+  readonly grade: Grade | null;
+  readonly toolExit: ToolExit | null;
+  readonly telemetry: Telemetry;
+  /** Milliseconds per phase: setup, tool, diff, grade. */
+  readonly phaseMs: Readonly<Record<string, number>>;
+  readonly durationMs: number;
+  readonly startedAt: string;
+  readonly finishedAt: string;
+}
+
+/** A run's status. */
+export type RunStatus = "started" | "completed" | "failed" | "cancelled";
+
+/** What `run.json` holds. */
+export interface RunRecord {
+  readonly schemaVersion: typeof SCHEMA_VERSION;
+  readonly runId: string;
+  readonly tool: string;
+  readonly toolVersion: string;
+  /** What makes the tool what it is (a command tool's command line), for resume checks. */
+  readonly toolFingerprint: string;
+  readonly suite: string;
+  readonly labVersion: string;
+  readonly trials: number;
+  readonly taskIds: readonly string[];
+  readonly config: Readonly<Record<string, unknown>>;
+  readonly status: RunStatus;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}

@@ -1,0 +1,5 @@
+export * from "./prepare.js";
+export * from "./python.js";
+export * from "./uv.js";
+export * from "./which.js";
+export * from "./cache.js";

@@ -1,0 +1,265 @@
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { chmod, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { LabError, type EnvironmentSpec } from "../core/index.js";
+import { runCommand } from "../process/index.js";
+import { findPython, type PythonInterpreter } from "./python.js";
+import { ensureUv, lastLine } from "./uv.js";
+
+/** Where and how environments are built. */
+export interface EnvironmentOptions {
+  /** lab's cache folder (`LAB_CACHE_DIR`, default ~/.cache/lab). */
+  readonly cacheDir: string;
+  /** PATH used to find uv and interpreters. */
+  readonly pathEnv: string;
+  /** pyenv's root, whose versions/ folder holds era interpreters. */
+  readonly pyenvRoot: string;
+  /** An explicit uv binary (`LAB_UV`). */
+  readonly uv?: string | undefined;
+  /** Limit for building one environment. */
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** A cached environment holding an interpreter and the task's pins (not the project). */
+export interface PreparedEnvironment {
+  /** Content hash of interpreter and pins. */
+  readonly key: string;
+  readonly python: PythonInterpreter;
+  /** The cached environment's site-packages, shared read-only by every grade of this era. */
+  readonly sitePackages: string;
+  /** The uv binary, for per-grade environments. */
+  readonly uv: string;
+  /** Whether this call built it (false: it came from the cache). */
+  readonly built: boolean;
+}
+
+/** Bumped whenever the way lab builds a cached environment changes, so old entries are not reused. */
+const ENVIRONMENT_LAYOUT = 2;
+
+/** The cache key of an environment: what is in it, and nothing else. */
+export function environmentKey(python: PythonInterpreter, pins: readonly string[]): string {
+  const hash = createHash("sha256")
+    .update(
+      JSON.stringify({
+        layout: ENVIRONMENT_LAYOUT,
+        python: python.version,
+        interpreter: python.path,
+        pins: [...pins].sort(),
+      }),
+    )
+    .digest("hex");
+  return `py${python.version}-${hash.slice(0, 16)}`;
+}
+
+function sitePackagesOf(venv: string, python: PythonInterpreter): string {
+  const [major, minor] = python.version.split(".");
+  return path.join(venv, "lib", `python${String(major)}.${String(minor)}`, "site-packages");
+}
+
+/** Finds or builds the cached environment for a spec. Safe under concurrent callers. */
+export async function prepareEnvironment(
+  spec: EnvironmentSpec,
+  options: EnvironmentOptions,
+): Promise<PreparedEnvironment> {
+  const uv = await ensureUv({
+    explicit: options.uv,
+    toolsDir: path.join(options.cacheDir, "tools"),
+    pathEnv: options.pathEnv,
+    signal: options.signal,
+  });
+  const python = await findPython(spec.python, {
+    pyenvRoot: options.pyenvRoot,
+    pathEnv: options.pathEnv,
+    uv,
+    signal: options.signal,
+  });
+  const key = environmentKey(python, spec.pins);
+  const envsDir = path.join(options.cacheDir, "envs");
+  const finalDir = path.join(envsDir, key);
+  const marker = path.join(finalDir, "lab-env.json");
+  if (existsSync(marker)) {
+    return { key, python, sitePackages: sitePackagesOf(finalDir, python), uv, built: false };
+  }
+  // Build beside the cache entry and rename it in: a rename is atomic, so a concurrent
+  // grader sees either no environment or a whole one, never half of one.
+  await mkdir(envsDir, { recursive: true });
+  const staging = path.join(envsDir, `.${key}.${String(process.pid)}.${String(Date.now())}.tmp`);
+  const log: string[] = [];
+  const env = uvEnvironment(options.pathEnv);
+  try {
+    const venv = await runCommand([uv, "venv", "--quiet", "--python", python.path, staging], {
+      env,
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+    });
+    log.push(venv.stderrTail);
+    if (venv.exitCode !== 0) throw buildError(spec, `uv venv failed: ${lastLine(venv.stderrTail)}`);
+    if (spec.pins.length > 0) {
+      const install = await runCommand(
+        [
+          uv,
+          "pip",
+          "install",
+          "--compile-bytecode",
+          "--python",
+          path.join(staging, "bin", "python"),
+          ...spec.pins,
+        ],
+        {
+          env,
+          timeoutMs: options.timeoutMs,
+          signal: options.signal,
+        },
+      );
+      log.push(install.stderrTail);
+      if (install.timedOut)
+        throw buildError(
+          spec,
+          `installing the pins timed out after ${String(options.timeoutMs)} ms`,
+        );
+      if (install.exitCode !== 0)
+        throw buildError(
+          spec,
+          `installing the pins failed: ${summarizeUvFailure(install.stderrTail)}`,
+        );
+    }
+    await writeFile(
+      path.join(staging, "lab-env.json"),
+      `${JSON.stringify({ key, python, pins: spec.pins, builtAt: new Date().toISOString() }, null, 2)}\n`,
+    );
+    try {
+      await rename(staging, finalDir);
+    } catch {
+      if (!existsSync(marker))
+        throw buildError(spec, `could not move the environment into ${finalDir}`);
+      // Another grader finished the same environment first; theirs is identical.
+    }
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+  return { key, python, sitePackages: sitePackagesOf(finalDir, python), uv, built: true };
+}
+
+/** Environment for uv itself: no user config, no interpreter downloads behind our back. */
+export function uvEnvironment(pathEnv: string): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: pathEnv,
+    HOME: process.env.HOME ?? "/tmp",
+    UV_NO_CONFIG: "1",
+    UV_PYTHON_DOWNLOADS: "never",
+  };
+  for (const name of [
+    "UV_CACHE_DIR",
+    "UV_INDEX_URL",
+    "UV_DEFAULT_INDEX",
+    "UV_EXTRA_INDEX_URL",
+    "SSL_CERT_FILE",
+    "HTTPS_PROXY",
+    "HTTP_PROXY",
+    "NO_PROXY",
+  ]) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+/** The line of uv's error output that names the failing package, when it has one. */
+export function summarizeUvFailure(stderr: string): string {
+  const lines = stderr
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
+  const named = lines.find((line) =>
+    /because|no solution|not found|failed to (build|download|fetch)/i.test(line),
+  );
+  return named ?? lastLine(stderr);
+}
+
+function buildError(spec: EnvironmentSpec, why: string): LabError {
+  return new LabError(
+    "ENVIRONMENT_FAILED",
+    `Building the Python ${spec.python} environment failed: ${why}.`,
+    {
+      hint: "Check the pins in the task's environment.json and that PyPI is reachable; `lab cache clear` removes half-built state.",
+    },
+  );
+}
+
+/** A throwaway environment for one grade, layered over a cached one. */
+export interface GradeEnvironment {
+  /** The per-grade virtual environment. */
+  readonly venv: string;
+  /** Variables that make commands run inside it. */
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/**
+ * Makes a per-grade virtual environment that sees the cached environment's packages through a
+ * .pth file, so installing the project never writes into the shared cache. `pip` in it is uv's pip.
+ */
+export async function createGradeEnvironment(
+  prepared: PreparedEnvironment,
+  dir: string,
+  options: { pathEnv: string; timeoutMs: number; signal?: AbortSignal | undefined },
+): Promise<GradeEnvironment> {
+  const venv = path.join(dir, "venv");
+  const uvEnv = uvEnvironment(options.pathEnv);
+  const result = await runCommand(
+    [prepared.uv, "venv", "--quiet", "--python", prepared.python.path, venv],
+    { env: uvEnv, timeoutMs: options.timeoutMs, signal: options.signal },
+  );
+  if (result.exitCode !== 0) {
+    throw new LabError(
+      "ENVIRONMENT_FAILED",
+      `Creating the grading environment failed: ${lastLine(result.stderrTail)}.`,
+      {
+        hint: "Run `lab cache clear` and try again.",
+      },
+    );
+  }
+  // An `import` line in a .pth file runs at start-up; addsitedir also honours the cached
+  // environment's own .pth files, which a plain path line would not.
+  await writeFile(
+    path.join(sitePackagesOf(venv, prepared.python), "_lab_cached_env.pth"),
+    `import site; site.addsitedir(${JSON.stringify(prepared.sitePackages)})\n`,
+  );
+  // The cached environment's console scripts (pytest, tox, ...) run with this interpreter, so
+  // they see the project installed here.
+  const cachedBin = path.join(
+    path.dirname(path.dirname(path.dirname(prepared.sitePackages))),
+    "bin",
+  );
+  for (const name of await readdir(cachedBin)) {
+    if (
+      /^(python|pip|activate|deactivate|uv)/.test(name) ||
+      existsSync(path.join(venv, "bin", name))
+    )
+      continue;
+    const shim = path.join(venv, "bin", name);
+    await writeFile(
+      shim,
+      `#!/bin/sh\nexec ${JSON.stringify(path.join(venv, "bin", "python"))} ${JSON.stringify(path.join(cachedBin, name))} "$@"\n`,
+    );
+    await chmod(shim, 0o755);
+  }
+  const pip = path.join(venv, "bin", "pip");
+  await writeFile(
+    pip,
+    `#!/bin/sh\n# lab: pip here is uv's pip, installing into this environment.\nexec ${JSON.stringify(prepared.uv)} pip "$@"\n`,
+  );
+  await chmod(pip, 0o755);
+  const env: Record<string, string> = {
+    ...uvEnv,
+    PATH: `${path.join(venv, "bin")}${path.delimiter}${options.pathEnv}`,
+    VIRTUAL_ENV: venv,
+  };
+  return { venv, env };
+}
+
+/** Reads the cached environment's record, for `lab cache list`. */
+export async function readEnvironmentRecord(dir: string): Promise<unknown> {
+  return JSON.parse(await readFile(path.join(dir, "lab-env.json"), "utf8")) as unknown;
+}

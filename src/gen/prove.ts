@@ -1,0 +1,73 @@
+import os from "node:os";
+import path from "node:path";
+import { mkdtemp, rm } from "node:fs/promises";
+import type { Grade, Oracle, Task } from "../core/index.js";
+import type { EnvironmentOptions } from "../environment/index.js";
+import { gradeChange } from "../grader/index.js";
+
+/** Evidence that a task is gradable: gold resolves it, and with no change its FAIL_TO_PASS tests fail. */
+export interface ValidationProof {
+  readonly taskId: string;
+  readonly valid: boolean;
+  /** Why it is not valid, when it is not. */
+  readonly reason: string | null;
+  readonly gold: Grade;
+  readonly empty: Grade;
+  readonly environmentKey: string | null;
+  readonly labVersion: string;
+}
+
+/** Grades a task's gold patch and an empty change, and judges the task by them. */
+export async function proveTask(
+  task: Task,
+  oracle: Oracle,
+  options: {
+    environment: EnvironmentOptions;
+    logDir: string;
+    labVersion: string;
+    testTimeoutMs: number;
+    signal?: AbortSignal | undefined;
+  },
+): Promise<ValidationProof> {
+  const grade = async (label: string, patch: string): Promise<Grade> => {
+    const scratch = await mkdtemp(path.join(os.tmpdir(), `lab-proof-${task.info.id}-`));
+    try {
+      const outcome = await gradeChange(
+        task,
+        oracle,
+        { patch },
+        {
+          scratchDir: scratch,
+          logFile: path.join(options.logDir, `${task.info.id}.${label}.log`),
+          environment: options.environment,
+          setupTimeoutMs: 10 * 60_000,
+          installTimeoutMs: 20 * 60_000,
+          testTimeoutMs: options.testTimeoutMs,
+          signal: options.signal,
+        },
+      );
+      return outcome.grade;
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+  };
+  const gold = await grade("gold", oracle.goldPatch);
+  const empty = await grade("empty", "");
+  const stillPassing = Object.entries(empty.failToPass)
+    .filter(([, ok]) => ok)
+    .map(([id]) => id);
+  const reason = !gold.resolved
+    ? `the gold patch does not resolve it: ${gold.reason ?? "unknown"}`
+    : stillPassing.length > 0
+      ? `FAIL_TO_PASS tests pass without the fix: ${stillPassing.slice(0, 3).join(", ")}`
+      : null;
+  return {
+    taskId: task.info.id,
+    valid: reason === null,
+    reason,
+    gold,
+    empty,
+    environmentKey: gold.environmentKey,
+    labVersion: options.labVersion,
+  };
+}

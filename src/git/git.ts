@@ -1,0 +1,65 @@
+import { LabError } from "../core/index.js";
+import { runCommand, type ExecResult } from "../process/index.js";
+
+/**
+ * Environment for every git call lab makes: the user's global and system config are ignored,
+ * so settings such as diff.noprefix or commit.gpgsign cannot change what lab writes or reads.
+ */
+export function gitEnvironment(
+  extra: Readonly<Record<string, string>> = {},
+): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: process.env.HOME ?? "/tmp",
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_AUTHOR_NAME: "lab",
+    GIT_AUTHOR_EMAIL: "lab@localhost",
+    GIT_COMMITTER_NAME: "lab",
+    GIT_COMMITTER_EMAIL: "lab@localhost",
+    LC_ALL: "C",
+    ...extra,
+  };
+}
+
+/** Options for one git call. */
+export interface GitOptions {
+  readonly cwd: string;
+  readonly timeoutMs?: number;
+  readonly input?: string;
+  readonly env?: Readonly<Record<string, string>>;
+  readonly signal?: AbortSignal | undefined;
+  readonly logFile?: string;
+}
+
+/** Runs git and returns its result whatever the exit code. */
+export async function tryGit(args: readonly string[], options: GitOptions): Promise<ExecResult> {
+  return runCommand(
+    ["git", "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", ...args],
+    {
+      cwd: options.cwd,
+      env: gitEnvironment(options.env),
+      timeoutMs: options.timeoutMs ?? 120_000,
+      captureStdout: true,
+      ...(options.input === undefined ? {} : { input: options.input }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.logFile === undefined ? {} : { logFile: options.logFile }),
+    },
+  );
+}
+
+/** Runs git and returns its stdout; fails with GIT_FAILED on a non-zero exit. */
+export async function git(args: readonly string[], options: GitOptions): Promise<string> {
+  const result = await tryGit(args, options);
+  if (result.exitCode !== 0) {
+    throw new LabError(
+      "GIT_FAILED",
+      `git ${args.join(" ")} failed in ${options.cwd} (exit ${String(result.exitCode)}): ${result.stderrTail.trim().split("\n").at(-1) ?? ""}`,
+      {
+        hint: "See the log beside the trial for git's full output.",
+      },
+    );
+  }
+  return result.stdout ?? "";
+}

@@ -1,0 +1,2 @@
+export * from "./git.js";
+export * from "./history.js";

@@ -1,0 +1,326 @@
+import { appendFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import {
+  LabError,
+  quoteShell,
+  type Grade,
+  type Oracle,
+  type Task,
+  type TestStatus,
+} from "../core/index.js";
+import {
+  createGradeEnvironment,
+  prepareEnvironment,
+  type EnvironmentOptions,
+} from "../environment/index.js";
+import { git, tryGit } from "../git/index.js";
+import { runCommand } from "../process/index.js";
+import { checkoutTask } from "./checkout.js";
+import { checkSuspiciousOutput, evaluateTests } from "./evaluate.js";
+import { parseTestLog, TEST_OUTPUT_END, TEST_OUTPUT_START } from "./parse-log.js";
+import { listPatchFiles, selectTestDirectives } from "./patch-files.js";
+
+/** Limits and places for one grade. */
+export interface GradeOptions {
+  /** Scratch folder for the checkout and the per-grade environment; removed afterwards. */
+  readonly scratchDir: string;
+  /** The full grading log: apply output, install output, the test run. */
+  readonly logFile: string;
+  readonly environment: EnvironmentOptions;
+  readonly setupTimeoutMs: number;
+  readonly installTimeoutMs: number;
+  readonly testTimeoutMs: number;
+  readonly signal?: AbortSignal | undefined;
+  /** Keep the scratch folder, for debugging. */
+  readonly keepScratch?: boolean;
+}
+
+/** The change to grade: a diff, or a tool's work tree to take the diff from. */
+export type Change = { readonly patch: string } | { readonly workTree: string };
+
+/** A grade and the exact diff it graded. */
+export interface GradeOutcome {
+  readonly grade: Grade;
+  readonly patch: string;
+}
+
+/** The fallbacks upstream SWE-bench tries, in its order, until one applies the change. */
+const APPLY_CHAIN: readonly (readonly string[])[] = [
+  ["git", "apply", "--verbose"],
+  ["git", "apply", "--verbose", "--3way"],
+  ["git", "apply", "--verbose", "--reject"],
+  ["patch", "--batch", "--forward", "--fuzz=5", "-p1", "-i"],
+];
+
+/**
+ * Grades a change as upstream SWE-bench does, on the host: a fresh checkout at the base commit,
+ * the change applied as a diff, the project installed, the test files reset and the hidden
+ * test patch applied, the named test files run, and the log parsed and judged.
+ */
+export async function gradeChange(
+  task: Task,
+  oracle: Oracle,
+  change: Change,
+  options: GradeOptions,
+): Promise<GradeOutcome> {
+  const phaseMs: Record<string, number> = {};
+  const timed = async <T>(phase: string, work: () => Promise<T>): Promise<T> => {
+    const start = performance.now();
+    try {
+      return await work();
+    } finally {
+      phaseMs[phase] = Math.round(performance.now() - start);
+    }
+  };
+  const log = async (text: string): Promise<void> =>
+    appendFile(options.logFile, text.endsWith("\n") ? text : `${text}\n`);
+  const repo = path.join(options.scratchDir, "repo");
+  const home = path.join(options.scratchDir, "home");
+  await mkdir(home, { recursive: true });
+  await mkdir(path.dirname(options.logFile), { recursive: true });
+  const baseEnv = {
+    PATH: options.environment.pathEnv,
+    HOME: home,
+    LANG: "C.UTF-8",
+    LC_ALL: "C.UTF-8",
+    TZ: "UTC",
+  };
+  const signal = options.signal;
+  const withSignal = signal === undefined ? {} : { signal };
+
+  try {
+    await log(`# lab grade: ${task.suite}/${task.info.id} at ${task.info.baseCommit}`);
+    await timed("checkout", () =>
+      checkoutTask(task, repo, {
+        timeoutMs: options.setupTimeoutMs,
+        env: baseEnv,
+        logFile: options.logFile,
+        signal,
+      }),
+    );
+    const patch =
+      "patch" in change
+        ? change.patch
+        : await timed("capture", () =>
+            captureDiff(change.workTree, repo, task.info.baseCommit, options.scratchDir),
+          );
+    const patchEmpty = patch.trim() === "";
+
+    const unresolved = (fields: Partial<Grade> & { reason: string }): GradeOutcome => ({
+      grade: {
+        resolved: false,
+        patchApplied: false,
+        patchEmpty,
+        applyMethod: null,
+        failToPass: Object.fromEntries(oracle.failToPass.map((id) => [id, false])),
+        passToPass: Object.fromEntries(oracle.passToPass.map((id) => [id, false])),
+        statuses: {},
+        testsTimedOut: false,
+        testExitCode: null,
+        phaseMs,
+        environmentKey: null,
+        ...fields,
+      },
+      patch,
+    });
+
+    let applyMethod: string | null = null;
+    if (!patchEmpty) {
+      applyMethod = await timed("apply", () =>
+        applyChange(repo, patch, options.scratchDir, options.logFile, signal),
+      );
+      if (applyMethod === null) {
+        return unresolved({
+          reason: "the change did not apply to a fresh checkout of the base commit",
+        });
+      }
+    }
+
+    const prepared = await timed("environment", () =>
+      prepareEnvironment(oracle.environment, options.environment),
+    );
+    const gradeEnv = await timed("venv", () =>
+      createGradeEnvironment(prepared, options.scratchDir, {
+        pathEnv: options.environment.pathEnv,
+        timeoutMs: options.installTimeoutMs,
+        signal,
+      }),
+    );
+    const runEnv = {
+      ...gradeEnv.env,
+      ...oracle.environment.env,
+      HOME: home,
+      LANG: "C.UTF-8",
+      LC_ALL: "C.UTF-8",
+      TZ: "UTC",
+      PYTHONDONTWRITEBYTECODE: "1",
+    };
+
+    await timed("install", async () => {
+      for (const command of [...oracle.environment.preInstall, oracle.environment.install]) {
+        await log(`+ ${command}`);
+        const result = await runCommand(["bash", "-c", command], {
+          cwd: repo,
+          env: runEnv,
+          timeoutMs: options.installTimeoutMs,
+          logFile: options.logFile,
+          ...withSignal,
+        });
+        if (result.aborted)
+          throw new LabError("CANCELLED", "Cancelled while installing the project.");
+        // Like upstream's eval script (no `set -e`), a failed install goes on to the tests,
+        // which then fail on their own; the log keeps the reason.
+        if (result.exitCode !== 0)
+          await log(`lab: install step exited with ${String(result.exitCode ?? result.signal)}`);
+      }
+    });
+
+    const testFiles = listPatchFiles(oracle.testPatch);
+    await timed("reset", () => resetTestFiles(repo, task.info.baseCommit, testFiles));
+    const testPatchFile = path.join(options.scratchDir, "test.patch");
+    await writeFile(testPatchFile, oracle.testPatch);
+    const testApply = await tryGit(["apply", "-v", testPatchFile], {
+      cwd: repo,
+      logFile: options.logFile,
+      signal,
+    });
+    if (testApply.exitCode !== 0) {
+      return unresolved({
+        patchApplied: applyMethod !== null,
+        applyMethod,
+        environmentKey: prepared.key,
+        reason: "the hidden tests did not apply over the change",
+      });
+    }
+
+    const directives = selectTestDirectives(oracle.testPatch);
+    const command = [oracle.environment.testCommand, ...directives.map(quoteShell)].join(" ");
+    await log(`+ ${command}\n: '${TEST_OUTPUT_START}'`);
+    const testRun = await timed("tests", () =>
+      runCommand(["bash", "-c", command], {
+        cwd: repo,
+        env: runEnv,
+        timeoutMs: options.testTimeoutMs,
+        logFile: options.logFile,
+        ...withSignal,
+      }),
+    );
+    if (testRun.aborted) throw new LabError("CANCELLED", "Cancelled while running the tests.");
+    await log(`: '${TEST_OUTPUT_END}'\n>>>>> Test Exit Code: ${String(testRun.exitCode)}`);
+
+    const text = await readFile(options.logFile, "utf8");
+    const statuses: Record<string, TestStatus> = parseTestLog(text, oracle.environment.logParser);
+    const verdicts = evaluateTests({
+      statuses,
+      failToPass: oracle.failToPass,
+      passToPass: oracle.passToPass,
+    });
+    const suspicious = testRun.timedOut
+      ? null
+      : checkSuspiciousOutput({ statuses, testExitCode: testRun.exitCode, log: text });
+    const reason = testRun.timedOut
+      ? `the tests timed out after ${String(Math.round(options.testTimeoutMs / 1000))} s`
+      : suspicious !== null
+        ? `the test log was rejected: ${suspicious}`
+        : verdicts.reason;
+    const resolved = !testRun.timedOut && suspicious === null && verdicts.resolved;
+    return {
+      grade: {
+        resolved,
+        patchApplied: applyMethod !== null,
+        patchEmpty,
+        applyMethod,
+        failToPass: verdicts.failToPass,
+        passToPass: verdicts.passToPass,
+        statuses,
+        reason: resolved ? null : reason,
+        testsTimedOut: testRun.timedOut,
+        testExitCode: testRun.exitCode,
+        phaseMs,
+        environmentKey: prepared.key,
+      },
+      patch,
+    };
+  } finally {
+    if (options.keepScratch !== true)
+      await rm(options.scratchDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The tool's change as a binary-safe diff against the base commit, tracked and new files alike.
+ * It is read with the fresh checkout's git directory and a private index, so nothing the tool
+ * left in its own .git (config, hooks, filters) runs or counts.
+ */
+export async function captureDiff(
+  workTree: string,
+  cleanRepo: string,
+  baseCommit: string,
+  scratchDir: string,
+): Promise<string> {
+  const env = {
+    GIT_DIR: path.join(cleanRepo, ".git"),
+    GIT_WORK_TREE: workTree,
+    GIT_INDEX_FILE: path.join(scratchDir, "capture.index"),
+  };
+  await git(["read-tree", baseCommit], { cwd: workTree, env });
+  await git(["add", "--all", "--", "."], { cwd: workTree, env });
+  return git(
+    [
+      "diff",
+      "--cached",
+      "--binary",
+      "--no-ext-diff",
+      "--no-textconv",
+      "--no-color",
+      "--no-renames",
+      baseCommit,
+    ],
+    { cwd: workTree, env },
+  );
+}
+
+/** Applies a change with upstream's fallbacks; returns the method that worked, or null. */
+async function applyChange(
+  repo: string,
+  patch: string,
+  scratchDir: string,
+  logFile: string,
+  signal: AbortSignal | undefined,
+): Promise<string | null> {
+  const patchFile = path.join(scratchDir, "change.diff");
+  await writeFile(patchFile, patch.endsWith("\n") ? patch : `${patch}\n`);
+  for (const method of APPLY_CHAIN) {
+    const argv = [...method, patchFile];
+    const [program, ...args] = argv;
+    const result =
+      program === "git"
+        ? await tryGit(args, { cwd: repo, logFile, signal })
+        : await runCommand(argv, {
+            cwd: repo,
+            env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+            timeoutMs: 120_000,
+            logFile,
+            ...(signal === undefined ? {} : { signal }),
+          });
+    if (result.exitCode === 0) return method.join(" ");
+    // Clean the tree between attempts so a half-applied patch never meets the next method.
+    await tryGit(["checkout", "--", "."], { cwd: repo });
+    await tryGit(["clean", "-fdq"], { cwd: repo });
+  }
+  const reverse = await tryGit(["apply", "--check", "--reverse", patchFile], { cwd: repo });
+  return reverse.exitCode === 0 ? "already applied" : null;
+}
+
+/** Puts the test files back to the base commit: modified files checked out, new ones removed. */
+async function resetTestFiles(
+  repo: string,
+  baseCommit: string,
+  files: readonly { path: string; isNew: boolean }[],
+): Promise<void> {
+  const existing = files.filter((file) => !file.isNew).map((file) => file.path);
+  if (existing.length > 0) await git(["checkout", baseCommit, "--", ...existing], { cwd: repo });
+  for (const file of files.filter((entry) => entry.isNew)) {
+    await rm(path.join(repo, file.path), { recursive: true, force: true });
+  }
+}

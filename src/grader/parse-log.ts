@@ -1,0 +1,213 @@
+/**
+ * Turns a test log into a status per test id, the way upstream SWE-bench does.
+ *
+ * A line-for-line port of `parse_log_pytest`, `parse_log_pytest_options` and
+ * `parse_log_pytest_v2` in SWE-bench/SWE-bench `swebench/harness/log_parsers/python.py`, and of the
+ * marker slicing in `get_logs_eval` (`swebench/harness/grading.py`), both at 7a21e05 (release
+ * 5.0.2). The dataset's FAIL_TO_PASS and PASS_TO_PASS ids were made by these parsers, so every
+ * quirk below is kept on purpose: "fixing" one makes gold patches fail to match.
+ */
+import type { TestStatus } from "../core/index.js";
+
+/**
+ * Which upstream parser reads a task's log: flask, xarray and pytest use "pytest", requests and
+ * pylint "pytest_options", sphinx "pytest_v2"; the starter suite uses "pytest".
+ */
+export type LogParser = "pytest" | "pytest_options" | "pytest_v2";
+
+/** Logged just before the test command runs; upstream's eval script prints it via xtrace. */
+export const TEST_OUTPUT_START = ">>>>> Start Test Output";
+
+/** Logged just after the test command ends, before the recorded exit code. */
+export const TEST_OUTPUT_END = ">>>>> End Test Output";
+
+/** The part of a log the parsers read first, and which markers the log holds. */
+export interface TestOutput {
+  /** The text between the markers (see extractTestOutput for the missing-marker cases). */
+  readonly text: string;
+  /** The log contains TEST_OUTPUT_START. */
+  readonly hasStartMarker: boolean;
+  /** The log contains TEST_OUTPUT_END. */
+  readonly hasEndMarker: boolean;
+}
+
+/** Upstream's TestStatus enum, in its declaration order. XPASS is deliberately not one. */
+const STATUS_WORDS: readonly TestStatus[] = ["FAILED", "PASSED", "SKIPPED", "ERROR", "XFAIL"];
+
+/**
+ * The characters Python's `str.split()` splits on (`str.isspace()`). JavaScript's `\s` differs:
+ * it lacks U+001C..U+001F and U+0085 and adds U+FEFF, and ids must split exactly as upstream's.
+ */
+const PYTHON_WHITESPACE = new Set([
+  0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1c, 0x1d, 0x1e, 0x1f, 0x20, 0x85, 0xa0, 0x1680, 0x2000, 0x2001,
+  0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f,
+  0x205f, 0x3000,
+]);
+
+/** `^\[\d+\]$`: the `[N]` count of a `SKIPPED [N] path:line: reason` summary line. */
+const SKIP_SUMMARY_COUNT = /^\[\p{Nd}+\]$/u;
+
+/** `(.*?)\[(.*)\]`: a test name and its bracketed parameter, up to the LAST "]". */
+const OPTION_PATTERN = /(.*?)\[(.*)\]/su;
+
+/** U+0001..U+001F, which upstream's v2 parser deletes from every line. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point.
+const CONTROL_CHARACTERS = /[\u0001-\u001f]/g;
+
+/** `\[(\d+)m`: the remains of an SGR code, matched with or without its ESC, as upstream does. */
+const SGR_REMAINS = /\[\p{Nd}+m/gu;
+
+/**
+ * Returns the region upstream parses: `log.split(START)[1].split(END)[0]`.
+ *
+ * Like Python's split, the region also stops at a second start marker. Upstream rejects a log
+ * missing either marker before slicing (see checkSuspiciousOutput); here a missing start marker
+ * means "from the beginning" and a missing end marker "to the end", so the caller decides.
+ */
+export function extractTestOutput(log: string): TestOutput {
+  const hasStartMarker = log.includes(TEST_OUTPUT_START);
+  const hasEndMarker = log.includes(TEST_OUTPUT_END);
+  const afterStart = hasStartMarker ? (log.split(TEST_OUTPUT_START)[1] ?? "") : log;
+  const text = afterStart.split(TEST_OUTPUT_END)[0] ?? "";
+  return { text, hasStartMarker, hasEndMarker };
+}
+
+/**
+ * Parses a test log into test id -> status with the named upstream parser.
+ *
+ * Only the marker region is read; when it yields nothing the whole log is parsed instead, as
+ * upstream does for runners whose output lands outside the markers. Later lines overwrite
+ * earlier ones for the same id.
+ *
+ * One unavoidable departure: upstream stores whatever token starts with a status word
+ * ("ERROR:" from `ERROR: file not found: x`), and such a status grades as neither success nor
+ * failure. TestStatus cannot hold it, so those ids are dropped at the end and grade as missing.
+ * The fallback decision still sees them, as upstream's does.
+ */
+export function parseTestLog(log: string, parser: LogParser): Record<string, TestStatus> {
+  const parse = RAW_PARSERS[parser];
+  let raw = parse(extractTestOutput(log).text);
+  if (raw.size === 0) raw = parse(log);
+  // fromEntries defines own properties, so an id such as "__proto__" stays an ordinary key.
+  return Object.fromEntries(
+    [...raw].filter((entry): entry is [string, TestStatus] => isTestStatus(entry[1])),
+  );
+}
+
+/** The raw parsers, keeping upstream's status token whatever it is, in first-seen id order. */
+const RAW_PARSERS: Readonly<Record<LogParser, (text: string) => Map<string, string>>> = {
+  pytest: (text) => parsePytest(text, false),
+  pytest_options: (text) => parsePytest(text, true),
+  pytest_v2: parsePytestV2,
+};
+
+/**
+ * `parse_log_pytest`, and with `rewritesOptions` `parse_log_pytest_options`.
+ *
+ * The id is the second whitespace token, so it ends at its first space: `test_x[a b]` becomes
+ * `test_x[a`. The dataset ids were cut the same way. On FAILED lines every " - " is first
+ * turned into " ", which also shortens a parameter containing " - ".
+ */
+function parsePytest(text: string, rewritesOptions: boolean): Map<string, string> {
+  const statuses = new Map<string, string>();
+  for (let line of text.split("\n")) {
+    if (!startsWithStatus(line)) continue;
+    if (line.startsWith("FAILED")) line = line.replaceAll(" - ", " ");
+    const [status, name] = splitOnWhitespace(line);
+    if (status === undefined || name === undefined) continue;
+    if (isSkipSummary(status, name)) continue;
+    statuses.set(rewritesOptions ? rewriteOption(name) : name, status);
+  }
+  return statuses;
+}
+
+/**
+ * The options variant's id rewrite: a parameter that is an absolute path keeps only its last
+ * segment, so machine-specific temp paths match (`test_x[/tmp/a/b.txt]` -> `test_x[/b.txt]`).
+ *
+ * Upstream rebuilds every bracketed name as `main[option]`, so anything after the last "]" is
+ * dropped, even when the option is left alone.
+ */
+function rewriteOption(name: string): string {
+  const match = OPTION_PATTERN.exec(name);
+  if (match === null) return name;
+  const main = match[1] ?? "";
+  let option = match[2] ?? "";
+  if (option.startsWith("/") && !option.startsWith("//") && !option.includes("*")) {
+    option = "/" + (option.split("/").at(-1) ?? "");
+  }
+  return `${main}[${option}]`;
+}
+
+/**
+ * `parse_log_pytest_v2`: strips SGR remains and control characters, then keeps the whole rest of
+ * the line as the id, spaces included (runs of whitespace become one space).
+ *
+ * Only FAILED lines are cut at the first " - ", so ERROR and XFAIL ids keep their message
+ * (`ERROR t.py::test_e - RuntimeError: boom` gives `t.py::test_e - RuntimeError: boom`), and a
+ * FAILED id whose parameter contains " - " is cut inside the brackets. Lines that do not start
+ * with a status word but end with one are the older `path::test PASSED` form.
+ */
+function parsePytestV2(text: string): Map<string, string> {
+  const statuses = new Map<string, string>();
+  for (const rawLine of text.split("\n")) {
+    let line = removeControlCharacters(rawLine.replace(SGR_REMAINS, ""));
+    if (startsWithStatus(line)) {
+      if (line.startsWith("FAILED")) line = line.split(" - ")[0] ?? "";
+      const tokens = splitOnWhitespace(line);
+      const [status, name] = tokens;
+      if (status !== undefined && name !== undefined && !isSkipSummary(status, name)) {
+        statuses.set(tokens.slice(1).join(" "), status);
+      }
+    } else if (STATUS_WORDS.some((word) => line.endsWith(word))) {
+      const tokens = splitOnWhitespace(line);
+      const status = tokens.at(-1);
+      if (tokens.length >= 2 && status !== undefined) {
+        statuses.set(tokens.slice(0, -1).join(" "), status);
+      }
+    }
+  }
+  return statuses;
+}
+
+/** Upstream's line filter: `any(line.startswith(x.value) for x in TestStatus)`. */
+function startsWithStatus(line: string): boolean {
+  return STATUS_WORDS.some((word) => line.startsWith(word));
+}
+
+/**
+ * Upstream's `_is_skip_summary`. Scoped to SKIPPED: a wrapped `PASSED [100%]` line still yields
+ * the id "[100%]", which two pytest PASS_TO_PASS lists in the dataset literally expect.
+ */
+function isSkipSummary(status: string, name: string): boolean {
+  return status === "SKIPPED" && SKIP_SUMMARY_COUNT.test(name);
+}
+
+/** Narrows a raw status token to a TestStatus (it may be, e.g., "ERROR:"). */
+function isTestStatus(token: string): token is TestStatus {
+  return (STATUS_WORDS as readonly string[]).includes(token);
+}
+
+/** Python's `str.split()` with no argument: runs of whitespace separate, ends are trimmed. */
+function splitOnWhitespace(line: string): string[] {
+  const tokens: string[] = [];
+  let start = -1;
+  for (let i = 0; i < line.length; i++) {
+    if (PYTHON_WHITESPACE.has(line.charCodeAt(i))) {
+      if (start >= 0) tokens.push(line.slice(start, i));
+      start = -1;
+    } else if (start < 0) {
+      start = i;
+    }
+  }
+  if (start >= 0) tokens.push(line.slice(start));
+  return tokens;
+}
+
+/**
+ * Deletes U+0001..U+001F, as upstream's `str.translate` does. That includes tab and ESC, so
+ * "a\tb" becomes "ab" and an SGR code the regex missed ("\x1b[1;31m") leaves "[1;31m" behind.
+ */
+function removeControlCharacters(line: string): string {
+  return line.replace(CONTROL_CHARACTERS, "");
+}

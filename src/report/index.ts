@@ -1,0 +1,2 @@
+export * from "./summary.js";
+export * from "./tables.js";

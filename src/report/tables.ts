@@ -1,0 +1,69 @@
+import type { ToolSummary } from "./summary.js";
+
+function percent(rate: number): string {
+  return `${(rate * 100).toFixed(1)}%`;
+}
+
+function seconds(value: number | null): string {
+  return value === null ? "–" : `${value.toFixed(1)} s`;
+}
+
+function dollars(value: number | null): string {
+  return value === null ? "–" : `$${value.toFixed(value < 1 ? 4 : 2)}`;
+}
+
+/** Renders rows as a Markdown table, aligned for reading in a terminal too. */
+export function renderMarkdownTable(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  alignRight: readonly boolean[] = [],
+): string {
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)),
+  );
+  const line = (cells: readonly string[]): string =>
+    `| ${cells.map((cell, column) => (alignRight[column] === true ? cell.padStart(widths[column] ?? 0) : cell.padEnd(widths[column] ?? 0))).join(" | ")} |`;
+  const rule = `|${widths.map((width, column) => (alignRight[column] === true ? `${"-".repeat(width + 1)}:` : "-".repeat(width + 2))).join("|")}|`;
+  return [line(header), rule, ...rows.map(line)].join("\n");
+}
+
+/** The suite report as Markdown: one row per tool. */
+export function renderSummaryMarkdown(suite: string, summaries: readonly ToolSummary[]): string {
+  const header = [
+    "tool",
+    "version",
+    "tasks",
+    "resolved",
+    "resolve rate",
+    "apply rate",
+    "cost/task",
+    "mean latency",
+    "median latency",
+    "infra errors",
+  ];
+  const rows = summaries.map((row) => [
+    row.tool,
+    row.tool_version,
+    String(row.tasks),
+    `${String(row.resolved)}/${String(row.trials)}`,
+    percent(row.resolve_rate),
+    percent(row.apply_rate),
+    dollars(row.cost_per_task),
+    seconds(row.latency_mean_s),
+    seconds(row.latency_median_s),
+    String(row.infra_errors),
+  ]);
+  const table = renderMarkdownTable(header, rows, [
+    false,
+    false,
+    true,
+    true,
+    true,
+    true,
+    true,
+    true,
+    true,
+    true,
+  ]);
+  return `## ${suite}\n\n${table}\n`;
+}

@@ -1,0 +1,3 @@
+export * from "./config.js";
+export * from "./run-suite.js";
+export * from "./trial.js";

@@ -1,0 +1,183 @@
+import { existsSync } from "node:fs";
+import {
+  LabError,
+  SCHEMA_VERSION,
+  type Oracle,
+  type Reporter,
+  type RunRecord,
+  type RunStatus,
+  type RunSummary,
+  type Task,
+  type TrialResult,
+} from "../core/index.js";
+import {
+  readRunRecord,
+  readTrialResult,
+  readTrialResults,
+  runPaths,
+  trialPaths,
+  writeJsonAtomic,
+} from "../store/index.js";
+import { loadOracle, loadSuite, loadTask } from "../suite/index.js";
+import type { RunConfig } from "./config.js";
+import { runPool } from "./pool.js";
+import { runTrial, type TrialJob } from "./trial.js";
+
+/** What `runSuite` returns. */
+export interface RunResult {
+  readonly runId: string;
+  readonly runDir: string;
+  readonly status: RunStatus;
+  readonly summary: RunSummary;
+  /** Every finished trial of the run, this invocation's and earlier ones'. */
+  readonly results: readonly TrialResult[];
+}
+
+/** Counts over finished trials. */
+export function summarizeTrials(results: readonly TrialResult[]): RunSummary {
+  const infraErrors = results.filter((result) => result.outcome.kind === "infra_error").length;
+  const resolved = results.filter((result) => result.resolved === true).length;
+  return {
+    trials: results.length,
+    resolved,
+    unresolved: results.length - infraErrors - resolved,
+    infraErrors,
+  };
+}
+
+/**
+ * Runs a tool over a suite. Every check that can fail on bad input (suite, tasks, oracles,
+ * the tool's readiness, a conflicting earlier run) happens before anything is written.
+ * Rerunning with the same run id resumes: finished trials are skipped, infra errors retried.
+ */
+export async function runSuite(
+  config: RunConfig,
+  reporter: Reporter,
+  signal: AbortSignal,
+): Promise<RunResult> {
+  const suite = await loadSuite(config.suite, { evalsDir: config.evalsDir, cwd: config.cwd });
+  const ids = config.taskIds ?? suite.taskIds;
+  if (ids.length === 0) {
+    throw new LabError("SUITE_NOT_FOUND", `Suite "${suite.name}" has no tasks in ${suite.dir}.`, {
+      hint: `Generate it with \`lab gen --suite ${suite.name}\`.`,
+    });
+  }
+  const tasks: { task: Task; oracle: Oracle }[] = [];
+  for (const id of ids) {
+    const task = await loadTask(suite, id);
+    tasks.push({ task, oracle: await loadOracle(task) });
+  }
+  await config.tool.checkReady();
+  const toolVersion = await config.tool.detectVersion();
+
+  const run = runPaths(config.runsDir, config.runId);
+  const now = new Date().toISOString();
+  let record: RunRecord;
+  const resumed = existsSync(run.runJson);
+  if (resumed) {
+    const earlier = await readRunRecord(run);
+    const mismatch =
+      earlier.suite !== suite.name
+        ? `suite "${earlier.suite}"`
+        : earlier.tool !== config.tool.name
+          ? `tool "${earlier.tool}"`
+          : earlier.toolFingerprint !== config.tool.fingerprint
+            ? "a different command line"
+            : null;
+    if (mismatch !== null) {
+      throw new LabError(
+        "RUN_CONFLICT",
+        `Run "${config.runId}" in ${run.dir} was made with ${mismatch}; resuming it with this one would mix results.`,
+        {
+          hint: "Pass another --run-id to start a new run, or delete that folder.",
+        },
+      );
+    }
+    record = {
+      ...earlier,
+      toolVersion,
+      trials: Math.max(earlier.trials, config.trials),
+      taskIds: [...new Set([...earlier.taskIds, ...ids])].sort(),
+      config: config.recorded,
+      status: "started",
+      updatedAt: now,
+    };
+  } else {
+    record = {
+      schemaVersion: SCHEMA_VERSION,
+      runId: config.runId,
+      tool: config.tool.name,
+      toolVersion,
+      toolFingerprint: config.tool.fingerprint,
+      suite: suite.name,
+      labVersion: config.labVersion,
+      trials: config.trials,
+      taskIds: [...ids].sort(),
+      config: config.recorded,
+      status: "started",
+      createdAt: now,
+      updatedAt: now,
+    };
+  }
+
+  const jobs: TrialJob[] = [];
+  let skipped = 0;
+  for (const { task, oracle } of tasks) {
+    for (let trial = 1; trial <= config.trials; trial++) {
+      const paths = trialPaths(run, task.info.id, trial);
+      const done = await readTrialResult(paths).catch(() => null);
+      // Infra errors are the lab's or the environment's fault, not the tool's: try them again.
+      if (done !== null && done.outcome.kind !== "infra_error") {
+        skipped++;
+        continue;
+      }
+      jobs.push({ task, oracle, trial, paths });
+    }
+  }
+  await writeJsonAtomic(run.runJson, record);
+  reporter.emit({
+    type: "run:start",
+    runId: config.runId,
+    runDir: run.dir,
+    tool: config.tool.name,
+    toolVersion,
+    suite: suite.name,
+    pending: jobs.length,
+    skipped,
+    resumed,
+  });
+
+  let done = 0;
+  // Held in an object: TypeScript does not see the pool's callbacks assign it.
+  const state: { failure: Error | null } = { failure: null };
+  const inner = new AbortController();
+  const onAbort = (): void => {
+    inner.abort();
+  };
+  signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    await runPool(jobs, config.concurrency, inner.signal, async (job) => {
+      reporter.emit({ type: "trial:start", taskId: job.task.info.id, trial: job.trial });
+      try {
+        const result = await runTrial(job, config, toolVersion, reporter, inner.signal);
+        if (result !== null)
+          reporter.emit({ type: "trial:end", result, done: ++done, pending: jobs.length });
+      } catch (error) {
+        // A bug or a store failure: stop taking trials, let the running ones end, and rethrow.
+        state.failure ??= error instanceof Error ? error : new Error(String(error));
+        inner.abort();
+      }
+    });
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+
+  const status: RunStatus =
+    state.failure !== null ? "failed" : signal.aborted ? "cancelled" : "completed";
+  await writeJsonAtomic(run.runJson, { ...record, status, updatedAt: new Date().toISOString() });
+  const results = await readTrialResults(run);
+  const summary = summarizeTrials(results);
+  reporter.emit({ type: "run:end", runId: config.runId, runDir: run.dir, status, summary });
+  if (state.failure !== null) throw state.failure;
+  return { runId: config.runId, runDir: run.dir, status, summary, results };
+}

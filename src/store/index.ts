@@ -1,0 +1,3 @@
+export * from "./atomic.js";
+export * from "./runs.js";
+export * from "./schemas.js";

@@ -1,0 +1,85 @@
+import { z } from "zod";
+import { SCHEMA_VERSION } from "../core/index.js";
+
+const testStatus = z.enum(["PASSED", "FAILED", "SKIPPED", "ERROR", "XFAIL"]);
+
+const gradeSchema = z.object({
+  resolved: z.boolean(),
+  patchApplied: z.boolean(),
+  patchEmpty: z.boolean(),
+  applyMethod: z.string().nullable(),
+  failToPass: z.record(z.string(), z.boolean()),
+  passToPass: z.record(z.string(), z.boolean()),
+  statuses: z.record(z.string(), testStatus),
+  reason: z.string().nullable(),
+  testsTimedOut: z.boolean(),
+  testExitCode: z.number().nullable(),
+  phaseMs: z.record(z.string(), z.number()),
+  environmentKey: z.string().nullable(),
+});
+
+const outcomeSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("graded") }),
+  z.object({ kind: z.literal("tool_timeout") }),
+  z.object({
+    kind: z.literal("tool_crashed"),
+    exitCode: z.number().nullable(),
+    signal: z.string().nullable(),
+  }),
+  z.object({ kind: z.literal("infra_error"), phase: z.string(), message: z.string() }),
+]);
+
+/** result.json, as stored. */
+export const trialResultSchema = z.object({
+  schemaVersion: z.literal(SCHEMA_VERSION),
+  runId: z.string(),
+  tool: z.string(),
+  toolVersion: z.string(),
+  suite: z.string(),
+  taskId: z.string(),
+  trial: z.number().int().positive(),
+  outcome: outcomeSchema,
+  resolved: z.boolean().nullable(),
+  patchApplied: z.boolean().nullable(),
+  patchEmpty: z.boolean().nullable(),
+  grade: gradeSchema.nullable(),
+  toolExit: z
+    .object({
+      exitCode: z.number().nullable(),
+      signal: z.string().nullable(),
+      timedOut: z.boolean(),
+      strayProcesses: z.number(),
+    })
+    .nullable(),
+  telemetry: z.object({
+    costUsd: z.number().optional(),
+    inputTokens: z.number().optional(),
+    outputTokens: z.number().optional(),
+    cacheReadTokens: z.number().optional(),
+    cacheWriteTokens: z.number().optional(),
+    turns: z.number().optional(),
+    toolCalls: z.number().optional(),
+    model: z.string().optional(),
+  }),
+  phaseMs: z.record(z.string(), z.number()),
+  durationMs: z.number(),
+  startedAt: z.string(),
+  finishedAt: z.string(),
+});
+
+/** run.json, as stored. */
+export const runRecordSchema = z.object({
+  schemaVersion: z.literal(SCHEMA_VERSION),
+  runId: z.string(),
+  tool: z.string(),
+  toolVersion: z.string(),
+  toolFingerprint: z.string(),
+  suite: z.string(),
+  labVersion: z.string(),
+  trials: z.number().int().positive(),
+  taskIds: z.array(z.string()),
+  config: z.record(z.string(), z.unknown()),
+  status: z.enum(["started", "completed", "failed", "cancelled"]),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});

@@ -1,0 +1,137 @@
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { LabError, quoteShell, type Telemetry, type Tool } from "../core/index.js";
+import { runCommand } from "../process/index.js";
+
+/** A tool given as a command line, from lab.config.json or `--command`. */
+export interface CommandToolSpec {
+  readonly name: string;
+  /** Shell command line; `{prompt_file}`, `{workdir}` and `{prompt}` are replaced, shell-quoted. */
+  readonly command: string;
+  /** Environment variables passed through by name, with their values as resolved by config. */
+  readonly passEnv: Readonly<Record<string, string>>;
+  /** Names asked for but not set; checkReady reports them. */
+  readonly missingEnv: readonly string[];
+  /** The tool's own time limit, when it declares one. */
+  readonly timeoutMs?: number | undefined;
+  /** A fixed version string. */
+  readonly version?: string | undefined;
+  /** A command printing the version. */
+  readonly versionCommand?: string | undefined;
+}
+
+/** Placeholders a command line may use. */
+export const COMMAND_PLACEHOLDERS = ["{prompt_file}", "{workdir}", "{prompt}"] as const;
+
+const telemetrySchema = z.object({
+  costUsd: z.number().nonnegative().optional(),
+  inputTokens: z.number().int().nonnegative().optional(),
+  outputTokens: z.number().int().nonnegative().optional(),
+  cacheReadTokens: z.number().int().nonnegative().optional(),
+  cacheWriteTokens: z.number().int().nonnegative().optional(),
+  turns: z.number().int().nonnegative().optional(),
+  toolCalls: z.number().int().nonnegative().optional(),
+  model: z.string().optional(),
+});
+
+/** Fills a command line's placeholders with shell-quoted values. */
+export function expandCommand(
+  command: string,
+  values: { promptFile: string; workdir: string; prompt: string },
+): string {
+  return command
+    .replaceAll("{prompt_file}", quoteShell(values.promptFile))
+    .replaceAll("{workdir}", quoteShell(values.workdir))
+    .replaceAll("{prompt}", quoteShell(values.prompt));
+}
+
+/** Reads telemetry a command tool wrote to $LAB_TELEMETRY_FILE, ignoring what it did not write. */
+export async function readTelemetryFile(file: string): Promise<Telemetry> {
+  if (!existsSync(file)) return {};
+  try {
+    const parsed = telemetrySchema.safeParse(JSON.parse(await readFile(file, "utf8")));
+    if (!parsed.success) return {};
+    return Object.fromEntries(
+      Object.entries(parsed.data).filter(([, value]) => value !== undefined),
+    );
+  } catch {
+    return {};
+  }
+}
+
+/** A tool that runs a command line in the work tree. */
+export function createCommandTool(spec: CommandToolSpec): Tool {
+  const program = /^\s*([^\s]+)/.exec(spec.command)?.[1] ?? "";
+  return {
+    name: spec.name,
+    description: `Runs: ${spec.command}`,
+    readsOracle: false,
+    fingerprint: createHash("sha256").update(spec.command).digest("hex").slice(0, 12),
+    async detectVersion() {
+      if (spec.version !== undefined) return spec.version;
+      if (spec.versionCommand === undefined) return "unknown";
+      const result = await runCommand(["bash", "-c", spec.versionCommand], {
+        env: {
+          PATH: process.env.PATH ?? "/usr/bin:/bin",
+          HOME: process.env.HOME ?? "/tmp",
+          ...spec.passEnv,
+        },
+        timeoutMs: 30_000,
+      });
+      return result.exitCode === 0
+        ? (result.stdoutTail.trim().split("\n")[0] ?? "unknown")
+        : "unknown";
+    },
+    async checkReady() {
+      if (spec.missingEnv.length > 0) {
+        throw new LabError(
+          "TOOL_NOT_INSTALLED",
+          `Tool "${spec.name}" needs ${spec.missingEnv.join(", ")}, which ${spec.missingEnv.length === 1 ? "is" : "are"} not set.`,
+          {
+            hint: `Export ${spec.missingEnv.join(", ")} before running, or drop ${spec.missingEnv.length === 1 ? "it" : "them"} from the tool's "env" list.`,
+          },
+        );
+      }
+      const probe = await runCommand(["bash", "-c", `command -v ${quoteShell(program)}`], {
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+        timeoutMs: 10_000,
+      });
+      if (probe.exitCode !== 0) {
+        throw new LabError(
+          "TOOL_NOT_INSTALLED",
+          `Tool "${spec.name}" cannot run: \`${program}\` is not on PATH.`,
+          {
+            hint: `Install it, or give its full path in the command line.`,
+          },
+        );
+      }
+    },
+    async run(ctx) {
+      const telemetryFile = path.join(ctx.artifactsDir, "telemetry.json");
+      const commandLine = expandCommand(spec.command, {
+        promptFile: ctx.promptFile,
+        workdir: ctx.workTree,
+        prompt: ctx.prompt,
+      });
+      const result = await runCommand(["bash", "-c", commandLine], {
+        cwd: ctx.workTree,
+        env: {
+          ...ctx.env,
+          ...spec.passEnv,
+          LAB_TELEMETRY_FILE: telemetryFile,
+          LAB_PROMPT_FILE: ctx.promptFile,
+        },
+        timeoutMs: ctx.timeoutMs,
+        logFile: ctx.logFile,
+        signal: ctx.signal,
+      });
+      return {
+        exit: { exitCode: result.exitCode, signal: result.signal, timedOut: result.timedOut },
+        telemetry: await readTelemetryFile(telemetryFile),
+      };
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import { LabError, type Tool } from "../core/index.js";
+import { createCommandTool, type CommandToolSpec } from "./command.js";
+import { createGoldTool } from "./gold.js";
+import { createNoopTool } from "./noop.js";
+
+/** Tools every lab has. */
+export const BUILTIN_TOOLS = ["gold", "noop", "command"] as const;
+
+/** Finds a tool by name among the built-ins and the configured command tools. */
+export function resolveTool(
+  name: string,
+  options: {
+    configured: Readonly<Record<string, CommandToolSpec>>;
+    adhoc?: CommandToolSpec | undefined;
+  },
+): Tool {
+  if (name === "gold") return createGoldTool();
+  if (name === "noop") return createNoopTool();
+  if (name === "command") {
+    if (options.adhoc === undefined) {
+      throw new LabError("USAGE", "The command tool needs a command line.", {
+        hint: "Pass --command 'CMD {prompt_file} {workdir}', or declare a named tool in lab.config.json.",
+      });
+    }
+    return createCommandTool(options.adhoc);
+  }
+  const configured = options.configured[name];
+  if (configured !== undefined) return createCommandTool(configured);
+  const known = [...BUILTIN_TOOLS, ...Object.keys(options.configured)];
+  throw new LabError("TOOL_NOT_FOUND", `Unknown tool "${name}".`, {
+    hint: `Tools here: ${known.join(", ")}. Declare others in lab.config.json under "tools", or use \`lab run command --command '...'\`.`,
+  });
+}

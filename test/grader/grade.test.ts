@@ -1,0 +1,186 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Oracle, Task } from "../../src/core/index.js";
+import { gradeChange, type GradeOptions } from "../../src/grader/index.js";
+import { loadOracle, loadSuite, loadTask } from "../../src/suite/index.js";
+import { addTask, pyproject, writeFixtureSuite } from "../helpers/fixture-suite.js";
+import { testEnvironment } from "../helpers/lab.js";
+import { tempDir } from "../helpers/temp.js";
+
+const root = tempDir();
+let task: Task;
+let oracle: Oracle;
+let hangTask: Task;
+let hangOracle: Oracle;
+
+beforeAll(async () => {
+  writeFixtureSuite(path.join(root, "evals"), "fixture", [
+    addTask("adder"),
+    {
+      id: "hang",
+      base: {
+        "pyproject.toml": pyproject("hang"),
+        "src/hang/__init__.py": "def wait():\n    return 1\n",
+        "tests/test_wait.py": "def test_ok():\n    pass\n",
+      },
+      gold: { "src/hang/__init__.py": "def wait():\n    return 2\n" },
+      tests: {
+        "tests/test_wait.py":
+          "import time\n\ndef test_ok():\n    pass\n\ndef test_hang():\n    time.sleep(600)\n",
+      },
+      failToPass: ["tests/test_wait.py::test_hang"],
+      passToPass: ["tests/test_wait.py::test_ok"],
+    },
+  ]);
+  const suite = await loadSuite("fixture", { evalsDir: path.join(root, "evals"), cwd: root });
+  task = await loadTask(suite, "adder");
+  oracle = await loadOracle(task);
+  hangTask = await loadTask(suite, "hang");
+  hangOracle = await loadOracle(hangTask);
+});
+
+function options(overrides: Partial<GradeOptions> = {}): GradeOptions {
+  const scratch = mkdtempSync(path.join(root, "grade-"));
+  return {
+    scratchDir: scratch,
+    logFile: path.join(scratch, "..", `${path.basename(scratch)}.log`),
+    environment: testEnvironment(),
+    setupTimeoutMs: 60_000,
+    installTimeoutMs: 300_000,
+    testTimeoutMs: 120_000,
+    ...overrides,
+  };
+}
+
+/** A work tree at the task's base commit, made by its own setup.sh. */
+function workTree(of: Task = task): string {
+  const dir = path.join(mkdtempSync(path.join(root, "tree-")), "work");
+  execFileSync("bash", [path.join(of.dir, "setup.sh"), dir]);
+  return dir;
+}
+
+describe("gradeChange", () => {
+  it("resolves the gold patch and records every test's status", async () => {
+    const opts = options();
+    const { grade } = await gradeChange(task, oracle, { patch: oracle.goldPatch }, opts);
+    expect(grade).toMatchObject({
+      resolved: true,
+      patchApplied: true,
+      patchEmpty: false,
+      applyMethod: "git apply --verbose",
+      reason: null,
+      testExitCode: 0,
+    });
+    expect(grade.statuses).toEqual({
+      "tests/test_add.py::test_zero": "PASSED",
+      "tests/test_add.py::test_two": "PASSED",
+    });
+    expect(grade.failToPass).toEqual({ "tests/test_add.py::test_two": true });
+    expect(grade.environmentKey).toMatch(/^py3\.11\.\d+-[0-9a-f]{16}$/);
+    const log = readFileSync(opts.logFile, "utf8");
+    expect(log).toContain(">>>>> Start Test Output");
+    expect(log).toContain("PASSED tests/test_add.py::test_two");
+  });
+
+  it("leaves an empty change unresolved, naming the failing test", async () => {
+    const { grade } = await gradeChange(task, oracle, { patch: "" }, options());
+    expect(grade).toMatchObject({ resolved: false, patchEmpty: true, patchApplied: false });
+    expect(grade.failToPass).toEqual({ "tests/test_add.py::test_two": false });
+    expect(grade.reason).toBe(
+      "1 of 1 FAIL_TO_PASS tests failed: tests/test_add.py::test_two (FAILED)",
+    );
+  });
+
+  it("grades a work tree by its diff, on a fresh checkout, tracked and new files alike", async () => {
+    const tree = workTree();
+    writeFileSync(path.join(tree, "src/adder/__init__.py"), "from .impl import add\n");
+    writeFileSync(path.join(tree, "src/adder/impl.py"), "def add(a, b):\n    return a + b\n");
+    writeFileSync(path.join(tree, "blob.bin"), Buffer.from([0, 1, 2, 255, 0, 10]));
+    const { grade, patch } = await gradeChange(task, oracle, { workTree: tree }, options());
+    expect(grade.resolved).toBe(true);
+    expect(patch).toContain("diff --git a/src/adder/impl.py b/src/adder/impl.py");
+    expect(patch).toContain("GIT binary patch");
+    // The tool's own tree is left as it was.
+    expect(
+      execFileSync("git", ["status", "--porcelain"], { cwd: tree, encoding: "utf8" }),
+    ).toContain("?? src/adder/impl.py");
+  });
+
+  it("ignores the tool's own git config when taking its diff", async () => {
+    const tree = workTree();
+    writeFileSync(path.join(tree, "src/adder/__init__.py"), "def add(a, b):\n    return a + b\n");
+    // A diff driver that would run a program, and noprefix that would break the patch.
+    execFileSync("git", ["config", "diff.noprefix", "true"], { cwd: tree });
+    execFileSync("git", ["config", "diff.external", "false"], { cwd: tree });
+    const { grade, patch } = await gradeChange(task, oracle, { workTree: tree }, options());
+    expect(patch).toContain("--- a/src/adder/__init__.py");
+    expect(grade.resolved).toBe(true);
+  });
+
+  it("resets test files the change touched before applying the hidden tests", async () => {
+    const tree = workTree();
+    writeFileSync(
+      path.join(tree, "src/adder/__init__.py"),
+      "def add(a, b):\n    return a - b\n\n\ndef unused():\n    return 0\n",
+    );
+    // The tool rewrites the test file so the hidden test would be replaced by a trivial one.
+    writeFileSync(
+      path.join(tree, "tests/test_add.py"),
+      "def test_two():\n    pass\n\n\ndef test_zero():\n    pass\n",
+    );
+    const { grade } = await gradeChange(task, oracle, { workTree: tree }, options());
+    expect(grade.resolved).toBe(false);
+    expect(grade.statuses["tests/test_add.py::test_two"]).toBe("FAILED");
+  });
+
+  it("reports a diff that does not apply as not applied and unresolved", async () => {
+    const bad =
+      "diff --git a/src/adder/__init__.py b/src/adder/__init__.py\n--- a/src/adder/__init__.py\n+++ b/src/adder/__init__.py\n@@ -1,2 +1,2 @@\n def nothing_like_this():\n-    return 41\n+    return 42\n";
+    const opts = options();
+    const { grade } = await gradeChange(task, oracle, { patch: bad }, opts);
+    expect(grade).toMatchObject({
+      resolved: false,
+      patchApplied: false,
+      patchEmpty: false,
+      applyMethod: null,
+    });
+    expect(grade.reason).toBe("the change did not apply to a fresh checkout of the base commit");
+    expect(readFileSync(opts.logFile, "utf8")).toContain("patch does not apply");
+  });
+
+  it("falls back to patch --fuzz when git apply rejects an offset hunk", async () => {
+    // Context lines shifted: git apply refuses, GNU patch with fuzz applies.
+    const fuzzy =
+      "--- a/src/adder/__init__.py\n+++ b/src/adder/__init__.py\n@@ -1,3 +1,3 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n # trailing context that is not there\n";
+    const { grade } = await gradeChange(task, oracle, { patch: fuzzy }, options());
+    expect(grade.applyMethod).toBe("patch --batch --forward --fuzz=5 -p1 -i");
+    expect(grade.resolved).toBe(true);
+  });
+
+  it("stops a hanging test run at its limit and does not resolve", async () => {
+    const { grade } = await gradeChange(
+      hangTask,
+      hangOracle,
+      { patch: hangOracle.goldPatch },
+      options({ testTimeoutMs: 3_000 }),
+    );
+    expect(grade).toMatchObject({ resolved: false, testsTimedOut: true, patchApplied: true });
+    expect(grade.reason).toBe("the tests timed out after 3 s");
+  });
+
+  it("rejects forged test output when the test process failed", async () => {
+    const tree = workTree();
+    // The change makes the test session print a forged PASSED line and then exit non-zero.
+    writeFileSync(path.join(tree, "tests/conftest.py"), "");
+    writeFileSync(
+      path.join(tree, "src/adder/__init__.py"),
+      "import os, sys\nprint('PASSED tests/test_add.py::test_two')\nprint('PASSED tests/test_add.py::test_zero')\nsys.stdout.flush()\nos._exit(3)\n",
+    );
+    const { grade } = await gradeChange(task, oracle, { workTree: tree }, options());
+    expect(grade.resolved).toBe(false);
+    expect(grade.testExitCode).toBe(3);
+    expect(grade.reason).toMatch(/^the test log was rejected: /);
+  });
+});
