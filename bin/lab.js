@@ -1,4 +1,2 @@
 #!/usr/bin/env node
-import { run } from "../dist/cli/main.js";
-
-await run();
+import "../dist/cli/bin.js";
