@@ -20,8 +20,13 @@ export function describeVerdict(result: TrialResult): string {
     case "graded":
       return result.resolved === true
         ? "resolved"
-        : `unresolved${result.grade?.reason == null ? "" : `: ${result.grade.reason}`}`;
+        : `unresolved${result.grade?.reason == null ? "" : `: ${shorten(result.grade.reason, 120)}`}`;
   }
+}
+
+/** Cuts text to `max` characters, marking the cut. */
+function shorten(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 function seconds(ms: number): string {

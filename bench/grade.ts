@@ -1,0 +1,110 @@
+/**
+ * Grading time per task, cold and warm, and lab's own overhead beyond the test process.
+ *
+ *   npx tsx bench/grade.ts [--suite starter] [--evals-dir DIR] [--repeat 3]
+ *
+ * Cold: the environment cache emptied before the task's first grade, so its era's
+ * environment is built (uv's own download cache stays warm, as on any machine that has
+ * graded once). Warm: the same grades again with the environment cached.
+ * Overhead = the whole grade minus the test command's own wall time.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { gradeChange } from "../src/grader/index.js";
+import { loadOracle, loadSuite, loadTask } from "../src/suite/index.js";
+import { median } from "../src/report/index.js";
+
+const { values } = parseArgs({
+  options: {
+    suite: { type: "string", default: "starter" },
+    "evals-dir": { type: "string" },
+    repeat: { type: "string", default: "3" },
+  },
+});
+const repeat = Number(values.repeat);
+const cacheDir = mkdtempSync(path.join(os.tmpdir(), "lab-bench-cache-"));
+const environment = {
+  cacheDir,
+  pathEnv: process.env.PATH ?? "/usr/bin:/bin",
+  pyenvRoot: process.env.PYENV_ROOT ?? path.join(os.homedir(), ".pyenv"),
+  uv: process.env.LAB_UV,
+  timeoutMs: 20 * 60_000,
+};
+
+async function gradeOnce(
+  taskId: string,
+): Promise<{ totalMs: number; testsMs: number; resolved: boolean }> {
+  const suite = await loadSuite(values.suite, {
+    evalsDir: values["evals-dir"],
+    cwd: process.cwd(),
+  });
+  const task = await loadTask(suite, taskId);
+  const oracle = await loadOracle(task);
+  const scratch = mkdtempSync(path.join(os.tmpdir(), "lab-bench-"));
+  const start = performance.now();
+  const { grade } = await gradeChange(
+    task,
+    oracle,
+    { patch: oracle.goldPatch },
+    {
+      scratchDir: path.join(scratch, "grade"),
+      logFile: path.join(scratch, "grade.log"),
+      environment,
+      setupTimeoutMs: 600_000,
+      installTimeoutMs: 1_200_000,
+      testTimeoutMs: 1_800_000,
+    },
+  );
+  const totalMs = performance.now() - start;
+  rmSync(scratch, { recursive: true, force: true });
+  return { totalMs, testsMs: grade.phaseMs.tests ?? 0, resolved: grade.resolved };
+}
+
+const suite = await loadSuite(values.suite, { evalsDir: values["evals-dir"], cwd: process.cwd() });
+const rows: string[][] = [];
+const overheads: number[] = [];
+const ratios: number[] = [];
+const s = (ms: number) => (ms / 1000).toFixed(2);
+for (const id of suite.taskIds) {
+  rmSync(path.join(cacheDir, "envs"), { recursive: true, force: true });
+  const cold = await gradeOnce(id);
+  const warm: { totalMs: number; testsMs: number }[] = [];
+  for (let i = 0; i < repeat; i++) warm.push(await gradeOnce(id));
+  const warmTotal = median(warm.map((w) => w.totalMs)) ?? 0;
+  const warmTests = median(warm.map((w) => w.testsMs)) ?? 0;
+  overheads.push(warmTotal - warmTests);
+  ratios.push(warmTotal / warmTests);
+  rows.push([
+    id,
+    s(cold.totalMs),
+    s(warmTotal),
+    s(warmTests),
+    s(warmTotal - warmTests),
+    cold.resolved ? "yes" : "NO",
+  ]);
+}
+rmSync(cacheDir, { recursive: true, force: true });
+
+const header = [
+  "task",
+  "cold grade s",
+  "warm grade s",
+  "warm tests s",
+  "warm overhead s",
+  "resolved",
+];
+const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+const line = (cells: string[]) =>
+  `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(" | ")} |`;
+console.log(
+  `lab grade benchmark: suite ${values.suite}, ${String(suite.taskIds.length)} tasks, warm = median of ${String(repeat)}, ${String(os.availableParallelism())} cores, node ${process.version}`,
+);
+console.log(line(header));
+console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
+for (const row of rows) console.log(line(row));
+console.log(
+  `warm overhead beyond the test process: median ${s(median(overheads) ?? 0)} s, max ${s(Math.max(...overheads))} s (goal: under 1 s)`,
+);
+console.log(`warm grade / bare test process: median ${(median(ratios) ?? 0).toFixed(2)}x`);
