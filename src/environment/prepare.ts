@@ -170,11 +170,16 @@ export function uvEnvironment(pathEnv: string): Record<string, string> {
 export function summarizeUvFailure(stderr: string): string {
   const lines = stderr
     .split("\n")
-    .map((line) => line.trim())
+    .map((line) =>
+      line
+        .trim()
+        .replace(/^(error|cause|hint):\s*/i, "")
+        .replace(/\.$/, ""),
+    )
     .filter((line) => line !== "");
-  const named = lines.find((line) =>
-    /because|no solution|not found|failed to (build|download|fetch)/i.test(line),
-  );
+  const named =
+    lines.find((line) => /^because /i.test(line)) ??
+    lines.find((line) => /failed to (build|download|fetch)|not found/i.test(line));
   return named ?? lastLine(stderr);
 }
 

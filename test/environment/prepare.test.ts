@@ -1,0 +1,147 @@
+import { existsSync, readdirSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  clearEnvironmentCache,
+  ensureUv,
+  findPython,
+  listCachedEnvironments,
+  prepareEnvironment,
+} from "../../src/environment/index.js";
+import { runCommand } from "../../src/process/index.js";
+import type { EnvironmentSpec } from "../../src/core/index.js";
+import { testEnvironment } from "../helpers/lab.js";
+import { tempDir } from "../helpers/temp.js";
+
+const root = tempDir();
+const pyenvRoot = process.env.PYENV_ROOT ?? path.join(os.homedir(), ".pyenv");
+
+function spec(pins: string[], python = "3.11"): EnvironmentSpec {
+  return {
+    python,
+    pins,
+    preInstall: [],
+    install: "pip install -e .",
+    testCommand: "pytest -rA",
+    env: {},
+    logParser: "pytest",
+  };
+}
+
+describe("environments", () => {
+  it("builds an era's environment once under concurrent graders, and reuses it", async () => {
+    const cacheDir = path.join(root, "concurrent");
+    const options = {
+      ...testEnvironment(),
+      cacheDir,
+      uv: await ensureUv({ toolsDir: path.join(root, "tools"), pathEnv: process.env.PATH ?? "" }),
+    };
+    const wanted = spec(["iniconfig==2.0.0"]);
+    const results = await Promise.all([1, 2, 3].map(() => prepareEnvironment(wanted, options)));
+    expect(new Set(results.map((result) => result.key)).size).toBe(1);
+    expect(readdirSync(path.join(cacheDir, "envs"))).toEqual([results[0]?.key]);
+    const again = await prepareEnvironment(wanted, options);
+    expect(again.built).toBe(false);
+    const check = await runCommand(
+      [
+        again.python.path,
+        "-c",
+        `import sys; sys.path.insert(0, ${JSON.stringify(again.sitePackages)}); import iniconfig; print(iniconfig.__file__)`,
+      ],
+      {
+        env: { PATH: "/usr/bin:/bin" },
+        timeoutMs: 30_000,
+        captureStdout: true,
+      },
+    );
+    expect(check.stdout).toContain(again.sitePackages);
+
+    expect(listCachedEnvironments(cacheDir).map((env) => env.key)).toEqual([again.key]);
+    expect(await clearEnvironmentCache(cacheDir)).toBe(1);
+    expect(listCachedEnvironments(cacheDir)).toEqual([]);
+  });
+
+  it("keys environments by interpreter and pins", async () => {
+    const options = testEnvironment();
+    const a = await prepareEnvironment(
+      spec(["pytest==8.3.4", "pluggy==1.5.0", "iniconfig==2.0.0", "packaging==24.2"]),
+      options,
+    );
+    const b = await prepareEnvironment(
+      spec(["packaging==24.2", "iniconfig==2.0.0", "pluggy==1.5.0", "pytest==8.3.4"]),
+      options,
+    );
+    expect(b.key).toBe(a.key);
+    const older = await prepareEnvironment(
+      spec(
+        [
+          "pytest==8.3.4",
+          "pluggy==1.5.0",
+          "iniconfig==2.0.0",
+          "packaging==24.2",
+          "exceptiongroup==1.2.2",
+          "tomli==2.2.1",
+        ],
+        "3.9",
+      ),
+      options,
+    );
+    expect(older.key).toMatch(/^py3\.9\.\d+-/);
+    expect(older.key).not.toBe(a.key);
+  });
+
+  it("names the package when the pins cannot be installed", async () => {
+    const options = { ...testEnvironment(), cacheDir: path.join(root, "bad-pins") };
+    await expect(
+      prepareEnvironment(
+        spec(["pytest==8.3.4", "surely-not-a-real-package-lab-test==1.0"]),
+        options,
+      ),
+    ).rejects.toMatchObject({
+      code: "ENVIRONMENT_FAILED",
+      message: expect.stringMatching(
+        /^Building the Python 3\.11 environment failed: installing the pins failed: .*surely-not-a-real-package-lab-test/,
+      ) as string,
+    });
+    expect(
+      existsSync(path.join(root, "bad-pins", "envs"))
+        ? readdirSync(path.join(root, "bad-pins", "envs"))
+        : [],
+    ).toEqual([]);
+  });
+
+  it("finds era interpreters in pyenv's versions folder, and says how to get a missing one", async () => {
+    const uv = await ensureUv({
+      toolsDir: path.join(root, "tools"),
+      pathEnv: process.env.PATH ?? "",
+    });
+    const found = await findPython("3.9", { pyenvRoot, pathEnv: process.env.PATH ?? "", uv });
+    expect(found.version).toMatch(/^3\.9\.\d+$/);
+    await expect(
+      findPython("2.5", { pyenvRoot, pathEnv: "/nonexistent", uv }),
+    ).rejects.toMatchObject({
+      code: "PYTHON_NOT_FOUND",
+      message: expect.stringContaining("No Python 2.5 found") as string,
+      hint: "Install Python 2.5 (`uv python install 2.5` or `pyenv install 2.5`), then run lab again.",
+    });
+  });
+
+  it("installs uv into its own folder when none is on PATH", async () => {
+    const toolsDir = path.join(root, "fresh-tools");
+    const uv = await ensureUv({
+      toolsDir,
+      pathEnv:
+        path.dirname(process.execPath) +
+        ":/usr/local/bin:/usr/bin:/bin" +
+        (process.env.PYENV_ROOT === undefined ? "" : `:${pyenvRoot}/shims`),
+    });
+    expect(uv).toBe(path.join(toolsDir, "uv", "bin", "uv"));
+    const version = await runCommand([uv, "--version"], {
+      env: { PATH: "/usr/bin:/bin" },
+      timeoutMs: 10_000,
+      captureStdout: true,
+    });
+    expect(version.stdout).toMatch(/^uv \d+\.\d+\.\d+/);
+  }, 180_000);
+});
