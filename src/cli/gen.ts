@@ -1,71 +1,246 @@
 import path from "node:path";
-import { environmentOptions } from "../config/index.js";
-import { LabError } from "../core/index.js";
-import { proveTask, type ValidationProof } from "../gen/index.js";
+import { environmentOptions, parseDuration, parsePositiveInt } from "../config/index.js";
+import { LabError, UsageError } from "../core/index.js";
+import { DATASET_NAMES, type DatasetName } from "../datasets/index.js";
+import {
+  generateSwebench,
+  proveTask,
+  renderGenSection,
+  writeGenSection,
+  type ValidationProof,
+} from "../gen/index.js";
 import { writeJsonAtomic } from "../store/index.js";
 import { loadOracle, loadSuite, loadTask } from "../suite/index.js";
-import { defineCommand, listOption } from "./command.js";
-import { commonOptions, LAB_VERSION, settingsFrom, suiteFrom } from "./shared.js";
+import { createReporter } from "../ui/index.js";
+import {
+  defineCommand,
+  flagOption,
+  listOption,
+  stringOption,
+  type CliIO,
+  type ParsedArgs,
+} from "./command.js";
+import {
+  commonOptions,
+  displayFrom,
+  displayOption,
+  LAB_VERSION,
+  settingsFrom,
+  suiteFrom,
+} from "./shared.js";
 
 /** `lab gen --suite S`. */
 export const genCommand = defineCommand({
   name: "gen",
   summary:
-    "Prove a suite's tasks: each task's gold patch must resolve it on a fresh checkout, and with no change its FAIL_TO_PASS tests must fail. Writes the proof to <suite>/proof.json.",
-  usage: "gen --suite S [--tasks IDS]",
+    "Generate or prove a suite. `--suite swebench` rebuilds SWE-bench instances as tasks and keeps only those its gold patch proves; any other suite has its tasks proven (gold resolves, no change fails). Proofs are written to <suite>/proof.json.",
+  usage: "gen --suite S [options]",
   options: {
-    suite: { type: "string", value: "S", description: "The suite to prove (e.g. starter)" },
-    tasks: { type: "string", value: "IDS", multiple: true, description: "Only these task ids" },
+    suite: {
+      type: "string",
+      value: "S",
+      description: "The suite: swebench, or an existing suite to prove (e.g. starter)",
+    },
+    tasks: {
+      type: "string",
+      value: "IDS",
+      multiple: true,
+      description: "Only these task ids (proving an existing suite)",
+    },
+    dataset: {
+      type: "string",
+      value: "FILE",
+      description:
+        "swebench: a local .json, .jsonl or .parquet file of rows (default: Hugging Face)",
+    },
+    "dataset-name": {
+      type: "string",
+      value: "NAME",
+      description: "swebench: lite (default), verified or full",
+    },
+    split: {
+      type: "string",
+      value: "SPLIT",
+      description: "swebench: the dataset split (default test)",
+    },
+    instances: {
+      type: "string",
+      value: "IDS",
+      multiple: true,
+      description: "swebench: exactly these instance ids",
+    },
+    limit: {
+      type: "string",
+      value: "N",
+      description:
+        "swebench: prove N in-scope instances, spread over the repositories (default 6, one per repository)",
+    },
+    all: {
+      type: "boolean",
+      description:
+        "swebench: every instance, not only the plain-pytest repositories; the proof decides",
+    },
+    "no-validate": {
+      type: "boolean",
+      description: "swebench: render tasks without proving them (for inspecting output)",
+    },
+    "proof-runs": {
+      type: "string",
+      value: "N",
+      description:
+        "swebench: proof runs per instance; an instance whose outcome flips is dropped (default 2)",
+    },
+    hints: { type: "boolean", description: "swebench: add the dataset's hints to the prompt" },
+    mirrors: {
+      type: "string",
+      value: "DIR",
+      description: "swebench: clone from DIR/<owner>/<name> instead of GitHub",
+      env: "LAB_MIRRORS",
+    },
+    concurrency: {
+      type: "string",
+      value: "N",
+      description: "Instances proven at once (default 1)",
+    },
+    "test-timeout": {
+      type: "string",
+      value: "DUR",
+      description: "Limit of one test run (default 30m)",
+    },
+    ...displayOption,
     ...commonOptions,
   },
-  details:
-    "Generating suites from SWE-bench (`--suite swebench`) and from a repository's history (`--from-repo`) is not built yet; the built-in starter suite is already rendered and gen proves it.",
+  details: `Examples:
+  lab gen --suite starter
+  lab gen --suite swebench                      # a quick sample: one instance per repository
+  lab gen --suite swebench --limit 53 --mirrors ~/mirrors
+  lab gen --suite swebench --instances psf__requests-2317,pallets__flask-4045`,
   async run(args, io) {
-    const settings = settingsFrom(args, io);
-    const suite = await loadSuite(suiteFrom(args, "gen"), {
-      evalsDir: settings.evalsDir,
-      cwd: io.cwd,
-    });
-    const ids = listOption(args, "tasks") ?? suite.taskIds;
-    const loaded = [];
-    for (const id of ids) {
-      const task = await loadTask(suite, id);
-      loaded.push({ task, oracle: await loadOracle(task) });
-    }
-    const proofs: ValidationProof[] = [];
-    for (const [index, { task, oracle }] of loaded.entries()) {
-      const proof = await proveTask(task, oracle, {
-        environment: environmentOptions(settings, io.signal),
-        logDir: path.join(settings.cacheDir, "proof-logs", suite.name),
-        labVersion: LAB_VERSION,
-        testTimeoutMs: 30 * 60_000,
-        signal: io.signal,
-      });
-      proofs.push(proof);
-      io.stderr.write(
-        `[${String(index + 1)}/${String(loaded.length)}] ${task.info.id}: ${proof.valid ? "proven" : `NOT proven: ${String(proof.reason)}`}\n`,
-      );
-    }
-    const proofFile = path.join(suite.dir, "proof.json");
-    await writeJsonAtomic(proofFile, {
-      suite: suite.name,
-      labVersion: LAB_VERSION,
-      provenAt: new Date().toISOString(),
-      proofs,
-    });
-    const failed = proofs.filter((proof) => !proof.valid);
-    io.stdout.write(
-      `${String(proofs.length - failed.length)}/${String(proofs.length)} task(s) of ${suite.name} proven; proof in ${proofFile}\n`,
-    );
-    if (failed.length > 0) {
-      throw new LabError(
-        "PROOF_FAILED",
-        `${String(failed.length)} task(s) failed the proof: ${failed.map((proof) => proof.taskId).join(", ")}.`,
-        {
-          hint: "See each task's reason above and the grading logs under the cache's proof-logs folder.",
-        },
-      );
-    }
-    return 0;
+    const suite = suiteFrom(args, "gen");
+    return suite === "swebench" ? genSwebench(args, io) : proveSuite(suite, args, io);
   },
 });
+
+async function genSwebench(args: ParsedArgs, io: CliIO): Promise<number> {
+  const settings = settingsFrom(args, io);
+  const evalsRoot = settings.evalsDir ?? path.join(io.cwd, "evals");
+  const suiteDir = path.join(evalsRoot, "swebench");
+  const nameArg = stringOption(args, "dataset-name") ?? "lite";
+  if (!(nameArg in DATASET_NAMES))
+    throw new UsageError(`--dataset-name expects lite, verified or full; got "${nameArg}".`);
+  const limitArg = stringOption(args, "limit");
+  const instances = listOption(args, "instances");
+  if (instances !== undefined && (limitArg !== undefined || flagOption(args, "all")))
+    throw new UsageError("--instances selects exactly; it does not go with --limit or --all.");
+  const reporter = createReporter(displayFrom(args), io.stderr, io.env);
+  const mirrors = stringOption(args, "mirrors") ?? io.env.LAB_MIRRORS;
+  const result = await generateSwebench(
+    {
+      suiteDir,
+      dataset: {
+        file:
+          stringOption(args, "dataset") === undefined
+            ? undefined
+            : path.resolve(io.cwd, stringOption(args, "dataset") ?? ""),
+        name: nameArg as DatasetName,
+        split: stringOption(args, "split") ?? "test",
+        endpoint: io.env.LAB_HF_ENDPOINT ?? "https://datasets-server.huggingface.co",
+        signal: io.signal,
+      },
+      selection: {
+        instances,
+        all: flagOption(args, "all"),
+        limit: limitArg === undefined ? undefined : parsePositiveInt(limitArg, "--limit"),
+      },
+      repos: {
+        cacheDir: path.join(suiteDir, ".cache"),
+        mirrorsDir: mirrors === undefined ? undefined : path.resolve(io.cwd, mirrors),
+        signal: io.signal,
+      },
+      environment: environmentOptions(settings, io.signal),
+      validate: !flagOption(args, "no-validate"),
+      proofRuns: parsePositiveInt(stringOption(args, "proof-runs") ?? "2", "--proof-runs"),
+      hints: flagOption(args, "hints"),
+      concurrency: parsePositiveInt(stringOption(args, "concurrency") ?? "1", "--concurrency"),
+      testTimeoutMs: parseDuration(stringOption(args, "test-timeout") ?? "30m", "--test-timeout"),
+      labVersion: LAB_VERSION,
+      signal: io.signal,
+    },
+    reporter,
+  );
+  if (io.signal.aborted) return 130;
+  await writeJsonAtomic(path.join(suiteDir, "suite.json"), {
+    name: "swebench",
+    version: "1",
+    description:
+      "SWE-bench Lite instances whose suites run under plain pytest, each proven by its own gold patch.",
+  });
+  await writeJsonAtomic(path.join(suiteDir, "dropped.json"), {
+    generatedAt: new Date().toISOString(),
+    kept: result.kept,
+    dropped: result.dropped,
+    unknown: result.unknown,
+  });
+  await writeGenSection(
+    path.join(suiteDir, "README.md"),
+    renderGenSection(result.kept, result.dropped, new Date().toISOString().slice(0, 10)),
+  );
+  const tried = result.dropped.filter(
+    (drop) => drop.category !== "out_of_scope" && drop.category !== "invalid_row",
+  );
+  io.stdout.write(
+    `swebench: ${String(result.kept.length)} kept, ${String(tried.length)} dropped (reasons in ${path.join(suiteDir, "dropped.json")})\n`,
+  );
+  if (result.unknown.length > 0) {
+    throw new LabError("TASK_NOT_FOUND", `Not in the dataset: ${result.unknown.join(", ")}.`, {
+      hint: "Check the ids, or --dataset-name.",
+    });
+  }
+  return 0;
+}
+
+async function proveSuite(name: string, args: ParsedArgs, io: CliIO): Promise<number> {
+  const settings = settingsFrom(args, io);
+  const suite = await loadSuite(name, { evalsDir: settings.evalsDir, cwd: io.cwd });
+  const ids = listOption(args, "tasks") ?? suite.taskIds;
+  const loaded = [];
+  for (const id of ids) {
+    const task = await loadTask(suite, id);
+    loaded.push({ task, oracle: await loadOracle(task) });
+  }
+  const proofs: ValidationProof[] = [];
+  for (const [index, { task, oracle }] of loaded.entries()) {
+    const proof = await proveTask(task, oracle, {
+      environment: environmentOptions(settings, io.signal),
+      logDir: path.join(settings.cacheDir, "proof-logs", suite.name),
+      labVersion: LAB_VERSION,
+      testTimeoutMs: parseDuration(stringOption(args, "test-timeout") ?? "30m", "--test-timeout"),
+      signal: io.signal,
+    });
+    proofs.push(proof);
+    io.stderr.write(
+      `[${String(index + 1)}/${String(loaded.length)}] ${task.info.id}: ${proof.valid ? "proven" : `NOT proven: ${String(proof.reason)}`}\n`,
+    );
+  }
+  const proofFile = path.join(suite.dir, "proof.json");
+  await writeJsonAtomic(proofFile, {
+    suite: suite.name,
+    labVersion: LAB_VERSION,
+    provenAt: new Date().toISOString(),
+    proofs,
+  });
+  const failed = proofs.filter((proof) => !proof.valid);
+  io.stdout.write(
+    `${String(proofs.length - failed.length)}/${String(proofs.length)} task(s) of ${suite.name} proven; proof in ${proofFile}\n`,
+  );
+  if (failed.length > 0) {
+    throw new LabError(
+      "PROOF_FAILED",
+      `${String(failed.length)} task(s) failed the proof: ${failed.map((proof) => proof.taskId).join(", ")}.`,
+      {
+        hint: "See each task's reason above and the grading logs under the cache's proof-logs folder.",
+      },
+    );
+  }
+  return 0;
+}

@@ -1,15 +1,54 @@
-import { LabError } from "../core/index.js";
-import { renderSummaryMarkdown, selectRuns, summarizeRun } from "../report/index.js";
-import { listRuns, readTrialResults } from "../store/index.js";
-import { defineCommand, flagOption, listOption } from "./command.js";
-import { commonOptions, settingsFrom, suiteFrom } from "./shared.js";
+import path from "node:path";
+import { UsageError } from "../core/index.js";
+import {
+  buildReport,
+  loadReport,
+  readTrialDetails,
+  renderCsv,
+  renderReportHtml,
+  renderReportMarkdown,
+} from "../report/index.js";
+import { writeFileAtomic } from "../store/index.js";
+import { defineCommand, flagOption, listOption, stringOption, type ParsedArgs } from "./command.js";
+import { commonOptions, LAB_VERSION, settingsFrom, suiteFrom } from "./shared.js";
+
+const FORMATS = ["markdown", "json", "json-full", "csv"] as const;
+type Format = (typeof FORMATS)[number];
+
+/** The text format on stdout, from --format, --json or --csv (at most one of them). */
+function formatFrom(args: ParsedArgs): Format {
+  const chosen: Format[] = [];
+  const format = stringOption(args, "format");
+  if (format !== undefined) {
+    if (!(FORMATS as readonly string[]).includes(format))
+      throw new UsageError(`--format expects ${FORMATS.join(", ")}; got "${format}".`);
+    chosen.push(format as Format);
+  }
+  if (flagOption(args, "json")) chosen.push("json");
+  if (flagOption(args, "csv")) chosen.push("csv");
+  if (new Set(chosen).size > 1)
+    throw new UsageError("Choose one output format: --format, --json or --csv.");
+  return chosen[0] ?? "markdown";
+}
+
+function levelFrom(args: ParsedArgs): number {
+  const text = stringOption(args, "level");
+  if (text === undefined) return 0.05;
+  const level = Number(text);
+  if (!(level > 0 && level < 1))
+    throw new UsageError(
+      `--level expects a significance level between 0 and 1, e.g. 0.05; got "${text}".`,
+    );
+  return level;
+}
 
 /** `lab report --suite S`. */
 export const reportCommand = defineCommand({
   name: "report",
   summary:
-    "Summarize the runs over a suite: one row per tool with tasks, resolved, resolve rate, patch-apply rate, cost per task, latency and infrastructure errors.",
-  usage: "report --suite S [--run-id ID ...] [--json]",
+    "Summarize the runs over a suite: per tool the resolve rate with 95% intervals, patch-apply rate, cost, latency, tokens and infrastructure errors; pass@k and consistency over repeated trials; paired comparisons with a verdict; slices by repository, difficulty and task metadata.",
+  usage:
+    "report --suite S [--run-id ID ...] [--slice FIELD ...] [--level P] [--json | --csv | --format F] [--html FILE]",
   options: {
     suite: { type: "string", value: "S", description: "The suite to report on" },
     "run-id": {
@@ -18,46 +57,83 @@ export const reportCommand = defineCommand({
       multiple: true,
       description: "Only these runs (default: the latest run of each tool)",
     },
+    slice: {
+      type: "string",
+      value: "FIELD",
+      multiple: true,
+      description:
+        "Also slice by this task metadata field (repeatable; repository and difficulty slices are shown without it)",
+    },
+    level: {
+      type: "string",
+      value: "P",
+      description: "Significance level of the comparison verdicts (default 0.05)",
+    },
     json: {
       type: "boolean",
       description: "Print a JSON array, one object per tool, instead of Markdown",
     },
+    csv: { type: "boolean", description: "Print CSV, one row per tool, instead of Markdown" },
+    format: {
+      type: "string",
+      value: "F",
+      description:
+        "markdown (default), json (as --json), json-full (the whole report: comparisons, slices, pass@k, per-task records) or csv",
+    },
+    html: {
+      type: "string",
+      value: "FILE",
+      description:
+        "Also write the report as one self-contained HTML page, with each trial's patch, logs and transcript",
+    },
     ...commonOptions,
   },
+  details: `Infrastructure errors are counted apart and left out of every rate. Intervals are 95%:
+Wilson over trials, and a seeded bootstrap over tasks. Tools are compared on the tasks both
+attempted: McNemar's exact test with one trial per task, else Wilcoxon's signed-rank test on
+per-task resolve rates, Holm-adjusted when more than two tools are compared.
+
+Examples:
+  lab report --suite starter
+  lab report --suite starter --slice kind --slice scope
+  lab report --suite starter --format json-full > report.json
+  lab report --suite starter --html report.html`,
   async run(args, io) {
     const suite = suiteFrom(args, "report");
+    const format = formatFrom(args);
+    const level = levelFrom(args);
     const settings = settingsFrom(args, io);
-    const runIds = listOption(args, "run-id");
-    const all = await listRuns(settings.runsDir);
-    const chosen = selectRuns(all, suite, runIds);
-    const missing = (runIds ?? []).filter((id) => !chosen.some((run) => run.record.runId === id));
-    if (missing.length > 0) {
-      throw new LabError(
-        "RUN_NOT_FOUND",
-        `No run ${missing.map((id) => `"${id}"`).join(", ")} of suite "${suite}" in ${settings.runsDir}.`,
-        {
-          hint: `Runs of "${suite}" there: ${
-            all
-              .filter((run) => run.record.suite === suite)
-              .map((run) => run.record.runId)
-              .join(", ") || "none"
-          }.`,
-        },
-      );
-    }
-    if (chosen.length === 0) {
-      throw new LabError("RUN_NOT_FOUND", `No runs of suite "${suite}" in ${settings.runsDir}.`, {
-        hint: `Start one with \`lab run gold --suite ${suite}\`.`,
+    const loaded = await loadReport(settings.runsDir, suite, listOption(args, "run-id"));
+    const report = buildReport(suite, loaded.runs, loaded.tasks, {
+      level,
+      slices: listOption(args, "slice") ?? [],
+    });
+    const html = stringOption(args, "html");
+    if (html !== undefined) {
+      const file = path.resolve(io.cwd, html);
+      const page = renderReportHtml({
+        report,
+        records: loaded.runs.map((run) => run.record),
+        tasks: loaded.tasks,
+        details: readTrialDetails(
+          loaded.runs,
+          report.tools.map((tool) => tool.label),
+        ),
+        labVersion: LAB_VERSION,
       });
+      await writeFileAtomic(file, page);
+      io.stderr.write(`lab: wrote ${file}\n`);
     }
-    const summaries = [];
-    for (const run of chosen)
-      summaries.push(summarizeRun(run.record, await readTrialResults(run.paths)));
-    io.stdout.write(
-      flagOption(args, "json")
+    const summaries = report.tools.map((tool) => tool.summary);
+    const output =
+      format === "json"
         ? `${JSON.stringify(summaries, null, 2)}\n`
-        : renderSummaryMarkdown(suite, summaries),
-    );
+        : format === "json-full"
+          ? `${JSON.stringify(report, null, 2)}\n`
+          : format === "csv"
+            ? renderCsv(summaries)
+            : renderReportMarkdown(report);
+    io.stdout.write(output);
     return 0;
   },
 });

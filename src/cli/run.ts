@@ -71,6 +71,29 @@ export const runCommand = defineCommand({
       multiple: true,
       description: "For the `command` tool: environment variables passed through by name",
     },
+    sandbox: {
+      type: "string",
+      value: "NAME",
+      description:
+        "Where the tool runs: bwrap (bubblewrap: sees only its work tree; default) or none (on the host, no isolation)",
+      env: "LAB_SANDBOX",
+    },
+    "no-network": {
+      type: "boolean",
+      description: 'Run the tool without network (its tool entry may say "network": false)',
+    },
+    memory: {
+      type: "string",
+      value: "SIZE",
+      description: "Memory limit of each trial's tool, e.g. 4g (default: none)",
+      env: "LAB_MEMORY",
+    },
+    disk: {
+      type: "string",
+      value: "SIZE",
+      description: "Disk each trial's tool may write, e.g. 10g (default 10g)",
+      env: "LAB_DISK",
+    },
     keep: { type: "boolean", description: "Keep work trees and grading checkouts (for debugging)" },
     ...displayOption,
     ...configOption,
@@ -81,7 +104,8 @@ export const runCommand = defineCommand({
 Examples:
   lab run gold --suite starter
   lab run noop --suite starter --trials 3
-  lab run command --suite starter --command 'my-agent --prompt-file {prompt_file}'`,
+  lab run command --suite starter --command 'my-agent --prompt-file {prompt_file}'
+  lab run mytool --suite starter --sandbox none   (no isolation: the run says so)`,
   async run(args, io) {
     const toolName = args.positionals[0] ?? "";
     const settings = settingsFrom(args, io);
@@ -110,6 +134,10 @@ Examples:
         testTimeout: stringOption(args, "test-timeout"),
         runId: stringOption(args, "run-id"),
         keep: flagOption(args, "keep"),
+        sandbox: stringOption(args, "sandbox"),
+        noNetwork: flagOption(args, "no-network"),
+        memory: stringOption(args, "memory"),
+        disk: stringOption(args, "disk"),
       },
       env: io.env,
       file,

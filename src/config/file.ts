@@ -15,6 +15,8 @@ const toolSchema = z
     timeout: z.string().optional(),
     version: z.string().optional(),
     versionCommand: z.string().optional(),
+    network: z.boolean().optional(),
+    paths: z.array(z.string().min(1, "must not be empty")).optional(),
   })
   .strict();
 
@@ -39,6 +41,10 @@ export const configFileSchema = z
         trials: z.number().int().positive().optional(),
         timeout: z.string().optional(),
         testTimeout: z.string().optional(),
+        sandbox: z.string().optional(),
+        memory: z.string().optional(),
+        disk: z.string().optional(),
+        maxProcesses: z.number().int().positive().optional(),
       })
       .strict()
       .default({}),

@@ -2,7 +2,8 @@ import os from "node:os";
 import path from "node:path";
 import { UsageError, type Tool } from "../core/index.js";
 import type { EnvironmentOptions } from "../environment/index.js";
-import type { RunConfig, TrialLimits } from "../runner/index.js";
+import type { RunConfig, SandboxSettings, TrialLimits } from "../runner/index.js";
+import { DEFAULT_SANDBOX, resolveSandboxProvider } from "../sandbox/index.js";
 import { checkRunId } from "../store/index.js";
 import type { CommandToolSpec } from "../tools/index.js";
 import { parseDuration, parsePositiveInt } from "./duration.js";
@@ -20,6 +21,8 @@ export interface LabSettings {
   readonly pyenvRoot: string;
   readonly pathEnv: string;
   readonly uv: string | undefined;
+  /** The user's home folder. */
+  readonly home: string;
 }
 
 /** Resolves lab's folders: flags > LAB_* variables > defaults. */
@@ -44,6 +47,7 @@ export function resolveSettings(
     pyenvRoot: env.PYENV_ROOT ?? path.join(home, ".pyenv"),
     pathEnv: env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
     uv: env.LAB_UV,
+    home,
   };
 }
 
@@ -92,6 +96,7 @@ export function commandToolSpec(
     timeout?: string | undefined;
     version?: string | undefined;
     versionCommand?: string | undefined;
+    paths?: readonly string[] | undefined;
   },
   env: Env,
 ): CommandToolSpec {
@@ -113,6 +118,7 @@ export function commandToolSpec(
         : parseDuration(entry.timeout, `tools.${name}.timeout`),
     version: entry.version,
     versionCommand: entry.versionCommand,
+    paths: entry.paths?.map((dir) => path.resolve(dir)),
   };
 }
 
@@ -126,6 +132,14 @@ export interface RunFlags {
   readonly testTimeout?: string | undefined;
   readonly runId?: string | undefined;
   readonly keep?: boolean | undefined;
+  /** --sandbox: bwrap (default) or none. */
+  readonly sandbox?: string | undefined;
+  /** --no-network: the tool runs without network. */
+  readonly noNetwork?: boolean | undefined;
+  /** --memory: e.g. 4g. */
+  readonly memory?: string | undefined;
+  /** --disk: e.g. 10g. */
+  readonly disk?: string | undefined;
 }
 
 /** Resolves a run: flags > LAB_* variables > lab.config.json > defaults. Frozen. */
@@ -188,6 +202,7 @@ export function resolveRunConfig(options: {
       ? parsePositiveInt(concurrency.value, concurrency.from)
       : (file.defaults.concurrency ?? 1);
   if (flags.tasks?.length === 0) throw new UsageError("--tasks was given no task ids.");
+  const sandbox = resolveSandboxSettings({ flags, env, file, settings, tool, pick });
   return Object.freeze({
     cwd: settings.cwd,
     suite: flags.suite,
@@ -199,6 +214,7 @@ export function resolveRunConfig(options: {
     runId,
     runsDir: settings.runsDir,
     limits,
+    sandbox,
     environment: environmentOptions(settings, options.signal),
     toolEnv: toolEnvironment(env),
     labVersion: options.labVersion,
@@ -210,6 +226,71 @@ export function resolveRunConfig(options: {
       limits,
       tasks: flags.tasks ?? null,
       toolCommand: tool.description,
+      sandbox: {
+        provider: sandbox.provider.name,
+        isolatesFilesystem: sandbox.provider.isolatesFilesystem,
+        network: sandbox.network,
+        ...sandbox.limits,
+      },
     },
   });
+}
+
+/** Default limits of a trial's sandbox; memory is unlimited unless asked for (docs/design/sandbox.md). */
+export const DEFAULT_SANDBOX_LIMITS = { diskMb: 10 * 1024, maxProcesses: 4096 } as const;
+
+/** The sandbox of a run: flags > LAB_* variables > lab.config.json (tool entry, then defaults) > defaults. */
+function resolveSandboxSettings(options: {
+  flags: RunFlags;
+  env: Env;
+  file: ConfigFile;
+  settings: LabSettings;
+  tool: Tool;
+  pick: (flag: string | undefined, variable: string) => { value: string; from: string } | undefined;
+}): SandboxSettings {
+  const { flags, env, file, settings, tool, pick } = options;
+  const entry = file.tools[tool.name];
+  const name =
+    pick(flags.sandbox, "LAB_SANDBOX")?.value ?? file.defaults.sandbox ?? DEFAULT_SANDBOX;
+  const memory =
+    pick(flags.memory, "LAB_MEMORY") ?? optionalFrom(file.defaults.memory, "defaults.memory");
+  const disk = pick(flags.disk, "LAB_DISK") ?? optionalFrom(file.defaults.disk, "defaults.disk");
+  const networkOff =
+    flags.noNetwork === true || env.LAB_NO_NETWORK === "1" || entry?.network === false;
+  return {
+    provider: resolveSandboxProvider(name, { pathEnv: settings.pathEnv }),
+    network: !networkOff,
+    limits: {
+      memoryMb: memory === undefined ? null : parseSizeMb(memory.value, memory.from),
+      diskMb:
+        disk === undefined ? DEFAULT_SANDBOX_LIMITS.diskMb : parseSizeMb(disk.value, disk.from),
+      maxProcesses: file.defaults.maxProcesses ?? DEFAULT_SANDBOX_LIMITS.maxProcesses,
+    },
+    hostHome: settings.home,
+  };
+}
+
+function optionalFrom(
+  value: string | undefined,
+  from: string,
+): { value: string; from: string } | undefined {
+  return value === undefined ? undefined : { value, from };
+}
+
+const SIZE_UNITS: Readonly<Record<string, number>> = { k: 1 / 1024, m: 1, g: 1024, t: 1024 * 1024 };
+
+/** Parses "512m", "4g", "4G", "1.5g" or bare MiB ("2048") into MiB (at least 1). */
+export function parseSizeMb(value: string, option: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([kmgt])?(?:i?b)?\s*$/i.exec(value);
+  const amount = match?.[1];
+  const mb =
+    match === null || amount === undefined
+      ? NaN
+      : Math.round(Number(amount) * (SIZE_UNITS[(match[2] ?? "m").toLowerCase()] ?? 1));
+  if (!(mb >= 1)) {
+    throw new UsageError(
+      `${option} expects a size such as 512m, 4g or 2048 (MiB); got "${value}".`,
+    );
+  }
+  return mb;
 }

@@ -1,6 +1,8 @@
 /** Stable codes for every failure lab reports to a user. */
 export type LabErrorCode =
   | "USAGE"
+  | "DATASET_NOT_FOUND"
+  | "DATASET_INVALID"
   | "SUITE_NOT_FOUND"
   | "TASK_NOT_FOUND"
   | "TASK_INVALID"
@@ -14,6 +16,7 @@ export type LabErrorCode =
   | "GIT_FAILED"
   | "SETUP_FAILED"
   | "SPAWN_FAILED"
+  | "SANDBOX_UNAVAILABLE"
   | "PROOF_FAILED"
   | "RUN_NOT_FOUND"
   | "RUN_CONFLICT"

@@ -25,6 +25,7 @@ export const environmentSpecSchema = z.object({
   testCommand: z.string().default("pytest -rA"),
   env: z.record(z.string(), z.string()).default({}),
   logParser: z.enum(["pytest", "pytest_options", "pytest_v2"]).default("pytest"),
+  services: z.array(z.string()).default([]),
 });
 
 /** `suite.json`: a suite's name and version. */

@@ -1,3 +1,4 @@
+import type { Sandbox } from "./sandbox.js";
 import type { Telemetry, ToolExit } from "./types.js";
 
 /** What a tool is given for one trial. The oracle is never in here, except for `gold`. */
@@ -6,7 +7,7 @@ export interface ToolContext {
   readonly taskId: string;
   /** The prompt text, also in `promptFile`. */
   readonly prompt: string;
-  /** A file holding the prompt, outside the work tree. */
+  /** A file holding the prompt, outside the work tree (readable in the sandbox). */
   readonly promptFile: string;
   /** The work tree at the base commit; the tool edits it in place. */
   readonly workTree: string;
@@ -14,12 +15,14 @@ export interface ToolContext {
   readonly timeoutMs: number;
   /** Where the tool's stdout and stderr go. */
   readonly logFile: string;
-  /** A folder beside the trial for transcripts and other artifacts the tool keeps. */
+  /** A folder beside the trial for transcripts and other artifacts the tool keeps (writable in the sandbox). */
   readonly artifactsDir: string;
-  /** Base environment for the tool's processes (allowlisted; includes the trial marker). */
+  /** Base environment for the tool's processes (allowlisted; the trial marker; the sandbox's HOME). */
   readonly env: Readonly<Record<string, string>>;
   /** Aborted when the run is interrupted. */
   readonly signal: AbortSignal;
+  /** The trial's sandbox: every process of the tool runs through `sandbox.exec`. */
+  readonly sandbox: Sandbox;
   /** The reference fix; only set for tools that declare `readsOracle`. */
   readonly goldPatch?: string;
 }
@@ -28,6 +31,8 @@ export interface ToolContext {
 export interface ToolReport {
   readonly exit: Omit<ToolExit, "strayProcesses">;
   readonly telemetry: Telemetry;
+  /** The change as a diff, for tools that state it rather than make it (graded instead of the work tree). */
+  readonly patch?: string;
 }
 
 /** A coding agent under test, or a baseline, behind one interface. */
@@ -38,6 +43,8 @@ export interface Tool {
   readonly description: string;
   /** Only `gold` reads the oracle; the runner hands the gold patch to no other tool. */
   readonly readsOracle: boolean;
+  /** Host folders its installation needs, made readable in the sandbox (beyond the system and PATH). */
+  readonly sandboxPaths?: readonly string[];
   /** What identifies this tool's behaviour beyond its name (a command line), for resume checks. */
   readonly fingerprint: string;
   /** The tool's version, or "unknown". */

@@ -22,6 +22,8 @@ export interface EnvironmentSpec {
   readonly env: Readonly<Record<string, string>>;
   /** Which of upstream's log parsers reads the test output. */
   readonly logParser: "pytest" | "pytest_options" | "pytest_v2";
+  /** Local stand-ins for network services the tests call (e.g. "httpbin"), served on loopback. */
+  readonly services?: readonly string[];
 }
 
 /** Difficulty proxies and other facts about a task, open to any suite-specific fields. */
@@ -93,6 +95,8 @@ export interface Grade {
   readonly phaseMs: Readonly<Record<string, number>>;
   /** The environment cache key used. */
   readonly environmentKey: string | null;
+  /** What the change does to the test run itself (a new conftest.py, pytest config, ...); flagged, never resolved. */
+  readonly tampering: readonly string[];
 }
 
 /** What a tool said about itself after a trial; every field optional. */

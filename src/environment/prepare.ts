@@ -33,6 +33,8 @@ export interface PreparedEnvironment {
   readonly uv: string;
   /** Whether this call built it (false: it came from the cache). */
   readonly built: boolean;
+  /** The pins it holds. */
+  readonly pins: readonly string[];
 }
 
 /** Bumped whenever the way lab builds a cached environment changes, so old entries are not reused. */
@@ -80,7 +82,14 @@ export async function prepareEnvironment(
   const finalDir = path.join(envsDir, key);
   const marker = path.join(finalDir, "lab-env.json");
   if (existsSync(marker)) {
-    return { key, python, sitePackages: sitePackagesOf(finalDir, python), uv, built: false };
+    return {
+      key,
+      python,
+      sitePackages: sitePackagesOf(finalDir, python),
+      uv,
+      built: false,
+      pins: spec.pins,
+    };
   }
   // Build beside the cache entry and rename it in: a rename is atomic, so a concurrent
   // grader sees either no environment or a whole one, never half of one.
@@ -139,7 +148,14 @@ export async function prepareEnvironment(
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
-  return { key, python, sitePackages: sitePackagesOf(finalDir, python), uv, built: true };
+  return {
+    key,
+    python,
+    sitePackages: sitePackagesOf(finalDir, python),
+    uv,
+    built: true,
+    pins: spec.pins,
+  };
 }
 
 /** Environment for uv itself: no user config, no interpreter downloads behind our back. */
@@ -199,6 +215,8 @@ export interface GradeEnvironment {
   readonly venv: string;
   /** Variables that make commands run inside it. */
   readonly env: Readonly<Record<string, string>>;
+  /** Extra variables for the test run only: see `sitecustomize.py` below. */
+  readonly testEnv: Readonly<Record<string, string>>;
 }
 
 /**
@@ -253,15 +271,54 @@ export async function createGradeEnvironment(
   const pip = path.join(venv, "bin", "pip");
   await writeFile(
     pip,
-    `#!/bin/sh\n# lab: pip here is uv's pip, installing into this environment.\nexec ${JSON.stringify(prepared.uv)} pip "$@"\n`,
+    [
+      "#!/bin/sh",
+      "# lab: pip here is uv's pip, installing into this environment. pip falls back to the",
+      "# environment's own setuptools when a project's build backend cannot build an editable",
+      "# install (setuptools < 64), with `setup.py develop`, which puts the project's folder on",
+      "# sys.path; uv does not, so an install that fails is retried that way: no build isolation,",
+      "# and setuptools' compat editable mode (a .pth with the folder), as develop would leave.",
+      `${JSON.stringify(prepared.uv)} pip "$@" && exit 0`,
+      "status=$?",
+      'case " $* " in *" install "*) ;; *) exit $status ;; esac',
+      'echo "lab: retrying the install without build isolation" >&2',
+      `exec ${JSON.stringify(prepared.uv)} pip "$@" --no-build-isolation --config-settings editable_mode=compat`,
+      "",
+    ].join("\n"),
   );
   await chmod(pip, 0o755);
+  // The project's install resolves its dependencies in this venv, which cannot see the cached
+  // packages: constrain it to the era's pins so it installs the same versions, never newer ones.
+  const constraints = path.join(dir, "lab-constraints.txt");
+  await writeFile(constraints, prepared.pins.map((pin) => `${pin}\n`).join(""));
   const env: Record<string, string> = {
     ...uvEnv,
     PATH: `${path.join(venv, "bin")}${path.delimiter}${options.pathEnv}`,
     VIRTUAL_ENV: venv,
+    UV_CONSTRAINT: constraints,
   };
-  return { venv, env };
+  // tox-current-env links .tox/<env>/bin/python to this interpreter; started through that link
+  // Python no longer finds pyvenv.cfg and loses the venv. A sitecustomize on PYTHONPATH (which
+  // that plugin passes through) adds the grade's packages back in that case, and does nothing
+  // when the venv is active. Not set for installs, whose isolated builds must not see them.
+  const siteDir = path.join(dir, "lab-site");
+  await mkdir(siteDir, { recursive: true });
+  const own = sitePackagesOf(venv, prepared.python);
+  await writeFile(
+    path.join(siteDir, "sitecustomize.py"),
+    [
+      "# lab: the grade's packages, for an interpreter started outside its virtual environment.",
+      "import site, sys",
+      `_dirs = [${JSON.stringify(own)}, ${JSON.stringify(prepared.sitePackages)}]`,
+      "if _dirs[0] not in sys.path:",
+      "    _before = list(sys.path)",
+      "    for _d in _dirs:",
+      "        site.addsitedir(_d)",
+      "    sys.path[:] = [p for p in sys.path if p not in _before] + _before",
+      "",
+    ].join("\n"),
+  );
+  return { venv, env, testEnv: { PYTHONPATH: siteDir } };
 }
 
 /** Reads the cached environment's record, for `lab cache list`. */

@@ -111,6 +111,13 @@ export async function findPython(
     if (version !== null && versionMatches(requested, version))
       return remember({ path: managed, version, source: "uv" });
   }
+  // An exact patch release (upstream's 3.9.20) that cannot be had here: the same minor version
+  // is the era's interpreter all the same; the grade records which one ran.
+  const parts = requested.split(".");
+  if (parts.length === 3) {
+    const minor = await findPython(parts.slice(0, 2).join("."), options).catch(() => null);
+    if (minor !== null) return remember(minor);
+  }
   throw new LabError(
     "PYTHON_NOT_FOUND",
     `No Python ${requested} found (looked in ${path.join(options.pyenvRoot, "versions")}, on PATH and among uv's Pythons)${installError === "" ? "" : `, and uv could not download one: ${installError}`}.`,

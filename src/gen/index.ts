@@ -1,1 +1,4 @@
 export * from "./prove.js";
+export * from "./drop-reasons.js";
+export * from "./swebench.js";
+export * from "./tier-readme.js";

@@ -44,11 +44,15 @@ export async function verifyHistoryEndsAt(dir: string, baseCommit: string): Prom
       },
     );
   }
-  const refs = (await git(["for-each-ref", "--format=%(objectname) %(refname)"], { cwd: dir }))
+  // An annotated tag is judged by the commit it points at (%(*objectname) peels it).
+  const refs = (
+    await git(["for-each-ref", "--format=%(objectname) %(*objectname) %(refname)"], { cwd: dir })
+  )
     .split("\n")
     .filter((line) => line !== "");
   for (const line of refs) {
-    const [object, name] = line.split(" ");
+    const [direct, peeled, name] = line.split(" ");
+    const object = peeled === "" || peeled === undefined ? direct : peeled;
     if (object !== undefined && !ancestors.has(object)) {
       throw new LabError(
         "SETUP_FAILED",

@@ -16,9 +16,11 @@ import {
 import { git, tryGit } from "../git/index.js";
 import { runCommand } from "../process/index.js";
 import { checkoutTask } from "./checkout.js";
+import { startServices } from "./services.js";
+import { detectTestTampering } from "./tamper.js";
 import { checkSuspiciousOutput, evaluateTests } from "./evaluate.js";
 import { parseTestLog, TEST_OUTPUT_END, TEST_OUTPUT_START } from "./parse-log.js";
-import { listPatchFiles, selectTestDirectives } from "./patch-files.js";
+import { listPatchFiles, selectTestDirectives } from "../core/index.js";
 
 /** Limits and places for one grade. */
 export interface GradeOptions {
@@ -89,7 +91,10 @@ export async function gradeChange(
   const withSignal = signal === undefined ? {} : { signal };
 
   try {
-    await log(`# lab grade: ${task.suite}/${task.info.id} at ${task.info.baseCommit}`);
+    await writeFile(
+      options.logFile,
+      `# lab grade: ${task.suite}/${task.info.id} at ${task.info.baseCommit}\n`,
+    );
     await timed("checkout", () =>
       checkoutTask(task, repo, {
         timeoutMs: options.setupTimeoutMs,
@@ -105,6 +110,9 @@ export async function gradeChange(
             captureDiff(change.workTree, repo, task.info.baseCommit, options.scratchDir),
           );
     const patchEmpty = patch.trim() === "";
+    // What hidden tests cannot guard against (a new conftest.py, pytest config, an exit hook)
+    // is found in the change itself; such a trial is flagged and not resolved.
+    const tampering = patchEmpty ? [] : detectTestTampering(patch, oracle.testPatch);
 
     const unresolved = (fields: Partial<Grade> & { reason: string }): GradeOutcome => ({
       grade: {
@@ -119,6 +127,7 @@ export async function gradeChange(
         testExitCode: null,
         phaseMs,
         environmentKey: null,
+        tampering,
         ...fields,
       },
       patch,
@@ -196,15 +205,22 @@ export async function gradeChange(
     const directives = selectTestDirectives(oracle.testPatch);
     const command = [oracle.environment.testCommand, ...directives.map(quoteShell)].join(" ");
     await log(`+ ${command}\n: '${TEST_OUTPUT_START}'`);
+    const services = await timed("services", () =>
+      startServices(oracle.environment.services ?? [], {
+        environment: options.environment,
+        logDir: options.scratchDir,
+        signal,
+      }),
+    );
     const testRun = await timed("tests", () =>
       runCommand(["bash", "-c", command], {
         cwd: repo,
-        env: runEnv,
+        env: { ...runEnv, ...gradeEnv.testEnv, ...services.env },
         timeoutMs: options.testTimeoutMs,
         logFile: options.logFile,
         ...withSignal,
       }),
-    );
+    ).finally(() => services.stop());
     if (testRun.aborted) throw new LabError("CANCELLED", "Cancelled while running the tests.");
     await log(`: '${TEST_OUTPUT_END}'\n>>>>> Test Exit Code: ${String(testRun.exitCode)}`);
 
@@ -217,13 +233,18 @@ export async function gradeChange(
     });
     const suspicious = testRun.timedOut
       ? null
-      : checkSuspiciousOutput({ statuses, testExitCode: testRun.exitCode, log: text });
+      : testRun.exitCode === null
+        ? `the test process was killed by ${String(testRun.signal)}`
+        : checkSuspiciousOutput({ statuses, testExitCode: testRun.exitCode, log: text });
     const reason = testRun.timedOut
       ? `the tests timed out after ${String(Math.round(options.testTimeoutMs / 1000))} s`
       : suspicious !== null
         ? `the test log was rejected: ${suspicious}`
-        : verdicts.reason;
-    const resolved = !testRun.timedOut && suspicious === null && verdicts.resolved;
+        : tampering.length > 0
+          ? `the change tampers with the test run: ${tampering.join("; ")}`
+          : verdicts.reason;
+    const resolved =
+      !testRun.timedOut && suspicious === null && tampering.length === 0 && verdicts.resolved;
     return {
       grade: {
         resolved,
@@ -238,6 +259,7 @@ export async function gradeChange(
         testExitCode: testRun.exitCode,
         phaseMs,
         environmentKey: prepared.key,
+        tampering,
       },
       patch,
     };

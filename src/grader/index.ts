@@ -3,4 +3,5 @@ export * from "./checkout.js";
 export * from "./evaluate.js";
 export * from "./grade.js";
 export * from "./parse-log.js";
-export * from "./patch-files.js";
+export * from "./services.js";
+export * from "./tamper.js";

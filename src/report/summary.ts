@@ -1,6 +1,18 @@
-import type { RunRecord, TrialResult } from "../core/index.js";
+import type { RunRecord } from "../core/index.js";
+import type { TrialRow } from "../store/index.js";
+import {
+  bootstrapResolveRate,
+  consistency,
+  flipRate,
+  percentile,
+  resolveRateVariance,
+  wilsonInterval,
+} from "./stats.js";
 
-/** One tool's row in a suite report. Field names are the JSON output's. */
+/**
+ * One tool's row in a suite report. Field names are the JSON output's; the first thirteen are
+ * the original row and keep their meaning, the rest were added beside them.
+ */
 export interface ToolSummary {
   readonly tool: string;
   readonly tool_version: string;
@@ -23,48 +35,158 @@ export interface ToolSummary {
   readonly latency_median_s: number | null;
   /** Trials the lab or environment failed; not counted in the rates. */
   readonly infra_errors: number;
+  /** 95% Wilson interval of resolve_rate, over graded trials. */
+  readonly resolve_rate_ci_low: number;
+  readonly resolve_rate_ci_high: number;
+  /** 95% percentile-bootstrap interval of the mean per-task resolve rate, resampling tasks. */
+  readonly resolve_rate_boot_low: number | null;
+  readonly resolve_rate_boot_high: number | null;
+  /** Sum of reported costs in USD. */
+  readonly cost_total: number | null;
+  /** cost_per_task / resolve_rate: what one resolved task costs; null when none resolved. */
+  readonly cost_per_resolved: number | null;
+  /** 90th percentile of the tool's run time, in seconds. */
+  readonly latency_p90_s: number | null;
+  /** Mean tokens per graded trial, over the trials that reported them. */
+  readonly input_tokens_mean: number | null;
+  readonly output_tokens_mean: number | null;
+  readonly cache_read_tokens_mean: number | null;
+  readonly cache_write_tokens_mean: number | null;
+  /** The most graded trials any task has (K of pass@k). */
+  readonly trials_per_task: number;
+  /** Mean over tasks with two or more trials of the share agreeing with the majority outcome. */
+  readonly mean_consistency: number | null;
+  /** Mean over those tasks of the share of consecutive trials whose outcome flips. */
+  readonly flip_rate: number | null;
+  /** Sample variance of the resolve rate across trial numbers (trial 1, trial 2, ...). */
+  readonly rate_variance: number | null;
+}
+
+/** How intervals are drawn. */
+export interface SummaryOptions {
+  /** Bootstrap resamples; 10 000 by default. */
+  readonly resamples?: number;
+  /** Bootstrap seed, so the same store gives the same report; 0 by default. */
+  readonly seed?: number;
+}
+
+/** One tool's trials of one task, in trial order. */
+export interface TaskTrials {
+  readonly taskId: string;
+  /** Every finished trial, infra errors included. */
+  readonly rows: readonly TrialRow[];
+  /** Outcomes of the graded trials: true when resolved. */
+  readonly graded: readonly boolean[];
+}
+
+/** Groups a run's trials by task, keeping the order the rows come in (task id, then trial). */
+export function groupByTask(rows: readonly TrialRow[]): TaskTrials[] {
+  const groups = new Map<string, { taskId: string; rows: TrialRow[]; graded: boolean[] }>();
+  for (const row of rows) {
+    let group = groups.get(row.taskId);
+    if (group === undefined) {
+      group = { taskId: row.taskId, rows: [], graded: [] };
+      groups.set(row.taskId, group);
+    }
+    group.rows.push(row);
+    if (row.kind !== "infra_error") group.graded.push(row.resolved === true);
+  }
+  for (const group of groups.values()) group.rows.sort((a, b) => a.trial - b.trial);
+  return [...groups.values()];
 }
 
 function mean(values: readonly number[]): number | null {
-  return values.length === 0 ? null : values.reduce((sum, value) => sum + value, 0) / values.length;
+  if (values.length === 0) return null;
+  let sum = 0;
+  for (const value of values) sum += value;
+  return sum / values.length;
 }
 
 /** The median of some numbers (mean of the middle two for an even count). */
 export function median(values: readonly number[]): number | null {
   if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
+  const sorted = Float64Array.from(values).sort();
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1
     ? (sorted[mid] as number)
     : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
-/** Summarizes one run's trials into a report row. */
-export function summarizeRun(record: RunRecord, results: readonly TrialResult[]): ToolSummary {
-  const graded = results.filter((result) => result.outcome.kind !== "infra_error");
+function finite(value: number): number | null {
+  return Number.isFinite(value) ? value : null;
+}
+
+/** Values of one figure over the trials that reported it. */
+function reported(rows: readonly TrialRow[], pick: (row: TrialRow) => number | null): number[] {
+  const values: number[] = [];
+  for (const row of rows) {
+    const value = pick(row);
+    if (value !== null) values.push(value);
+  }
+  return values;
+}
+
+/** Summarizes one run's trials into a report row (groups: the same trials by task, if known). */
+export function summarizeRun(
+  record: RunRecord,
+  results: readonly TrialRow[],
+  options: SummaryOptions = {},
+  groups: readonly TaskTrials[] = groupByTask(results),
+): ToolSummary {
+  const graded = results.filter((result) => result.kind !== "infra_error");
   const resolved = graded.filter((result) => result.resolved === true).length;
   const applied = graded.filter((result) => result.patchApplied === true).length;
-  const costs = graded
-    .map((result) => result.telemetry.costUsd)
-    .filter((cost): cost is number => cost !== undefined);
-  const latencies = graded
-    .map((result) => result.phaseMs.tool)
-    .filter((ms): ms is number => ms !== undefined)
-    .map((ms) => ms / 1000);
+  const costs = reported(graded, (row) => row.costUsd);
+  const latencies = reported(graded, (row) => row.toolMs).map((ms) => ms / 1000);
+  const attempted = groups.filter((group) => group.graded.length > 0);
+  const repeated = attempted.filter((group) => group.graded.length > 1);
+  const wilson = wilsonInterval(resolved, graded.length);
+  const boot = bootstrapResolveRate(
+    attempted.map((group) => group.graded.filter(Boolean).length / group.graded.length),
+    { resamples: options.resamples ?? 10_000, seed: options.seed ?? 0 },
+  );
+  const resolveRate = graded.length === 0 ? 0 : resolved / graded.length;
+  const costPerTask = mean(costs);
+  const byTrial = new Map<number, { trials: number; resolved: number }>();
+  for (const row of graded) {
+    const tally = byTrial.get(row.trial) ?? { trials: 0, resolved: 0 };
+    byTrial.set(row.trial, {
+      trials: tally.trials + 1,
+      resolved: tally.resolved + (row.resolved === true ? 1 : 0),
+    });
+  }
   return {
     tool: record.tool,
     tool_version: record.toolVersion,
     run_id: record.runId,
     suite: record.suite,
-    tasks: new Set(graded.map((result) => result.taskId)).size,
+    tasks: attempted.length,
     trials: graded.length,
     resolved,
-    resolve_rate: graded.length === 0 ? 0 : resolved / graded.length,
+    resolve_rate: resolveRate,
     apply_rate: graded.length === 0 ? 0 : applied / graded.length,
-    cost_per_task: mean(costs),
+    cost_per_task: costPerTask,
     latency_mean_s: mean(latencies),
     latency_median_s: median(latencies),
     infra_errors: results.length - graded.length,
+    resolve_rate_ci_low: wilson.low,
+    resolve_rate_ci_high: wilson.high,
+    resolve_rate_boot_low: finite(boot.low),
+    resolve_rate_boot_high: finite(boot.high),
+    cost_total: costs.length === 0 ? null : costs.reduce((sum, cost) => sum + cost, 0),
+    cost_per_resolved: costPerTask === null || resolved === 0 ? null : costPerTask / resolveRate,
+    latency_p90_s: latencies.length === 0 ? null : percentile(latencies, 90),
+    input_tokens_mean: mean(reported(graded, (row) => row.inputTokens)),
+    output_tokens_mean: mean(reported(graded, (row) => row.outputTokens)),
+    cache_read_tokens_mean: mean(reported(graded, (row) => row.cacheReadTokens)),
+    cache_write_tokens_mean: mean(reported(graded, (row) => row.cacheWriteTokens)),
+    trials_per_task: attempted.reduce((most, group) => Math.max(most, group.graded.length), 0),
+    mean_consistency: mean(repeated.map((group) => consistency(group.graded))),
+    flip_rate: mean(repeated.map((group) => flipRate(group.graded))),
+    rate_variance:
+      byTrial.size < 2
+        ? null
+        : resolveRateVariance([...byTrial.values()].map((tally) => tally.resolved / tally.trials)),
   };
 }
 

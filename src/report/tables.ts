@@ -1,16 +1,5 @@
+import { dollars, percent, seconds } from "./format.js";
 import type { ToolSummary } from "./summary.js";
-
-function percent(rate: number): string {
-  return `${(rate * 100).toFixed(1)}%`;
-}
-
-function seconds(value: number | null): string {
-  return value === null ? "–" : `${value.toFixed(1)} s`;
-}
-
-function dollars(value: number | null): string {
-  return value === null ? "–" : `$${value.toFixed(value < 1 ? 4 : 2)}`;
-}
 
 /** Renders rows as a Markdown table, aligned for reading in a terminal too. */
 export function renderMarkdownTable(
@@ -27,7 +16,7 @@ export function renderMarkdownTable(
   return [line(header), rule, ...rows.map(line)].join("\n");
 }
 
-/** The suite report as Markdown: one row per tool. */
+/** The suite report's first table as Markdown: one row per tool. */
 export function renderSummaryMarkdown(suite: string, summaries: readonly ToolSummary[]): string {
   const header = [
     "tool",

@@ -1,4 +1,4 @@
-import type { Tool } from "../core/index.js";
+import type { SandboxLimits, SandboxProvider, Tool } from "../core/index.js";
 import type { EnvironmentOptions } from "../environment/index.js";
 
 /** Per-phase limits of a trial. */
@@ -11,6 +11,18 @@ export interface TrialLimits {
   readonly installMs: number;
   /** The hidden test run. */
   readonly testMs: number;
+}
+
+/** The sandbox each trial's tool runs in. */
+export interface SandboxSettings {
+  /** Makes one sandbox per trial. */
+  readonly provider: SandboxProvider;
+  /** Whether the tool may use the network. */
+  readonly network: boolean;
+  /** Memory, disk and process limits of each trial. */
+  readonly limits: SandboxLimits;
+  /** The user's home, which the tool never sees whole. */
+  readonly hostHome: string;
 }
 
 /** Everything a run needs, resolved and frozen by config/. */
@@ -26,6 +38,7 @@ export interface RunConfig {
   readonly runId: string;
   readonly runsDir: string;
   readonly limits: TrialLimits;
+  readonly sandbox: SandboxSettings;
   readonly environment: EnvironmentOptions;
   /** The allowlisted environment tools start from. */
   readonly toolEnv: Readonly<Record<string, string>>;

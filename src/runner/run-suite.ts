@@ -11,12 +11,14 @@ import {
   type TrialResult,
 } from "../core/index.js";
 import {
+  appendTrialIndex,
   readRunRecord,
   readTrialResult,
   readTrialResults,
   runPaths,
   trialPaths,
   writeJsonAtomic,
+  writeRunTasks,
 } from "../store/index.js";
 import { loadOracle, loadSuite, loadTask } from "../suite/index.js";
 import type { RunConfig } from "./config.js";
@@ -46,6 +48,54 @@ export function summarizeTrials(results: readonly TrialResult[]): RunSummary {
 }
 
 /**
+ * Fails with SANDBOX_UNAVAILABLE when the sandbox cannot run here or cannot enforce a limit
+ * the user asked for; otherwise returns what the run's log should say about it (a warning when
+ * the trust boundary is not enforced).
+ */
+async function checkSandbox(
+  config: RunConfig,
+): Promise<{ level: "info" | "warn"; message: string }[]> {
+  const { provider, limits, network } = config.sandbox;
+  await provider.checkReady();
+  const enforcement = await provider.describeLimits(limits);
+  if (limits.memoryMb !== null && enforcement.unenforced.includes("memory")) {
+    throw new LabError(
+      "SANDBOX_UNAVAILABLE",
+      `A memory limit of ${String(limits.memoryMb)} MiB was asked for, but lab cannot make a memory cgroup here.`,
+      {
+        hint: "Run lab as root or in a cgroup that delegates the memory controller (e.g. `systemd-run --user --scope -p Delegate=yes lab run ...`), or drop --memory.",
+      },
+    );
+  }
+  const notes: { level: "info" | "warn"; message: string }[] = [
+    {
+      level: "info",
+      message: `sandbox ${provider.name} (network ${network ? "on" : "off"}); limits: ${enforcement.summary}`,
+    },
+  ];
+  if (!provider.isolatesFilesystem) {
+    notes.push({
+      level: "warn",
+      message: `sandbox "${provider.name}": tools run on the host as you and can read the oracle, other trials and your files; the trust boundary is NOT enforced.`,
+    });
+  }
+  if (!network && !provider.canIsolateNetwork) {
+    notes.push({
+      level: "warn",
+      message: `network off was asked for, but sandbox "${provider.name}" cannot turn it off.`,
+    });
+  }
+  if (enforcement.unenforced.includes("processes")) {
+    notes.push({
+      level: "warn",
+      message:
+        "the process limit is not enforced here (no writable pids cgroup); a fork bomb can reach the host.",
+    });
+  }
+  return notes;
+}
+
+/**
  * Runs a tool over a suite. Every check that can fail on bad input (suite, tasks, oracles,
  * the tool's readiness, a conflicting earlier run) happens before anything is written.
  * Rerunning with the same run id resumes: finished trials are skipped, infra errors retried.
@@ -68,6 +118,7 @@ export async function runSuite(
     tasks.push({ task, oracle: await loadOracle(task) });
   }
   await config.tool.checkReady();
+  const sandboxNotes = await checkSandbox(config);
   const toolVersion = await config.tool.detectVersion();
 
   const run = runPaths(config.runsDir, config.runId);
@@ -135,6 +186,10 @@ export async function runSuite(
     }
   }
   await writeJsonAtomic(run.runJson, record);
+  await writeRunTasks(
+    run,
+    tasks.map(({ task }) => task.info),
+  );
   reporter.emit({
     type: "run:start",
     runId: config.runId,
@@ -146,6 +201,7 @@ export async function runSuite(
     skipped,
     resumed,
   });
+  for (const note of sandboxNotes) reporter.emit({ type: "log", ...note });
 
   let done = 0;
   // Held in an object: TypeScript does not see the pool's callbacks assign it.
@@ -160,8 +216,11 @@ export async function runSuite(
       reporter.emit({ type: "trial:start", taskId: job.task.info.id, trial: job.trial });
       try {
         const result = await runTrial(job, config, toolVersion, reporter, inner.signal);
-        if (result !== null)
+        if (result !== null) {
+          // The index is a cache that reports rebuild from result.json: never fail a run over it.
+          await appendTrialIndex(run, result).catch(() => undefined);
           reporter.emit({ type: "trial:end", result, done: ++done, pending: jobs.length });
+        }
       } catch (error) {
         // A bug or a store failure: stop taking trials, let the running ones end, and rethrow.
         state.failure ??= error instanceof Error ? error : new Error(String(error));

@@ -8,6 +8,8 @@ import {
   type Oracle,
   type Outcome,
   type Reporter,
+  type Sandbox,
+  type SandboxSpec,
   type Task,
   type Telemetry,
   type ToolExit,
@@ -16,6 +18,7 @@ import {
 import { checkoutTask, gradeChange, type Grade } from "../grader/index.js";
 import { createEnvMarker, killProcessesByEnvMarker } from "../process/index.js";
 import { writeFileAtomic, writeJsonAtomic, type TrialPaths } from "../store/index.js";
+import { builtinEvalsDir, evalsSearchPath } from "../suite/index.js";
 import type { RunConfig } from "./config.js";
 
 /** One trial to do. */
@@ -61,9 +64,12 @@ export async function runTrial(
     path.join(config.scratchRoot, `${task.info.id}-${String(job.trial)}-`),
   );
   const workTree = path.join(scratch, "work");
-  const promptFile = path.join(scratch, "prompt.txt");
+  // The prompt sits in a folder of its own, which the sandbox shows read-only.
+  const inputDir = path.join(scratch, "input");
+  const promptFile = path.join(inputDir, "prompt.txt");
   let toolExit: ToolExit | null = null;
   let telemetry: Telemetry = {};
+  let statedPatch: string | undefined;
   let grade: Grade | null = null;
   let outcome: Outcome;
 
@@ -108,8 +114,17 @@ export async function runTrial(
       return await finish();
     }
 
+    await mkdir(inputDir);
     await writeFile(promptFile, task.prompt);
     const marker = createEnvMarker();
+    let sandbox: Sandbox;
+    try {
+      sandbox = await config.sandbox.provider.create(sandboxSpec(job, config, scratch, workTree));
+    } catch (error) {
+      if (signal.aborted) return null;
+      outcome = { kind: "infra_error", phase: "sandbox", message: errorMessage(error) };
+      return await finish();
+    }
     try {
       const report = await timed("tool", () =>
         config.tool.run({
@@ -120,12 +135,18 @@ export async function runTrial(
           timeoutMs: config.limits.toolMs,
           logFile: paths.toolLog,
           artifactsDir: paths.artifactsDir,
-          env: { ...config.toolEnv, [marker.name]: marker.value },
+          env: {
+            ...config.toolEnv,
+            ...(sandbox.homeDir === undefined ? {} : { HOME: sandbox.homeDir, TMPDIR: "/tmp" }),
+            [marker.name]: marker.value,
+          },
           signal,
+          sandbox,
           ...(config.tool.readsOracle ? { goldPatch: job.oracle.goldPatch } : {}),
         }),
       );
       telemetry = report.telemetry;
+      statedPatch = report.patch;
       toolExit = { ...report.exit, strayProcesses: 0 };
     } catch (error) {
       if (signal.aborted) return null;
@@ -140,6 +161,7 @@ export async function runTrial(
       // that escaped its process group must not live on to tamper with grading.
       const strays = await killProcessesByEnvMarker(marker.name, marker.value);
       if (toolExit !== null) toolExit = { ...toolExit, strayProcesses: strays };
+      await sandbox.dispose();
     }
     if (signal.aborted) return null;
 
@@ -148,7 +170,7 @@ export async function runTrial(
         gradeChange(
           task,
           job.oracle,
-          { workTree },
+          statedPatch === undefined ? { workTree } : { patch: statedPatch },
           {
             scratchDir: path.join(scratch, "grade"),
             logFile: paths.graderLog,
@@ -178,6 +200,39 @@ export async function runTrial(
   } finally {
     if (!config.keepScratch) await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * What one trial's sandbox is made of: its work tree, the prompt, the tool's artifacts folder
+ * and installation; and the folders the sandbox must keep out of sight (every suite, the runs,
+ * lab's cache and the scratch root, where other trials' work trees are).
+ */
+function sandboxSpec(
+  job: TrialJob,
+  config: RunConfig,
+  scratch: string,
+  workTree: string,
+): SandboxSpec {
+  const suiteDir = path.dirname(path.dirname(job.task.oracleDir));
+  return {
+    workTree,
+    stateDir: path.join(scratch, "sandbox"),
+    readOnlyPaths: [path.join(scratch, "input")],
+    toolPaths: config.tool.sandboxPaths ?? [],
+    writablePaths: [job.paths.artifactsDir],
+    hiddenPaths: [
+      path.dirname(suiteDir),
+      ...evalsSearchPath({ evalsDir: config.evalsDir, cwd: config.cwd }),
+      builtinEvalsDir,
+      config.runsDir,
+      config.environment.cacheDir,
+      config.scratchRoot,
+    ],
+    hostHome: config.sandbox.hostHome,
+    pathEnv: config.toolEnv.PATH ?? "/usr/bin:/bin",
+    network: config.sandbox.network,
+    limits: config.sandbox.limits,
+  };
 }
 
 /** Whether a failure is the run's interruption rather than the trial's own. */

@@ -16,6 +16,7 @@ const gradeSchema = z.object({
   testExitCode: z.number().nullable(),
   phaseMs: z.record(z.string(), z.number()),
   environmentKey: z.string().nullable(),
+  tampering: z.array(z.string()).default([]),
 });
 
 const outcomeSchema = z.discriminatedUnion("kind", [

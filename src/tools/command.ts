@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { open } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { LabError, quoteShell, type Telemetry, type Tool } from "../core/index.js";
@@ -21,6 +21,8 @@ export interface CommandToolSpec {
   readonly version?: string | undefined;
   /** A command printing the version. */
   readonly versionCommand?: string | undefined;
+  /** Host folders (or files) of its installation, readable in the sandbox. */
+  readonly paths?: readonly string[] | undefined;
 }
 
 /** Placeholders a command line may use. */
@@ -48,11 +50,29 @@ export function expandCommand(
     .replaceAll("{prompt}", quoteShell(values.prompt));
 }
 
-/** Reads telemetry a command tool wrote to $LAB_TELEMETRY_FILE, ignoring what it did not write. */
+/** Telemetry is a few numbers; a bigger file is not telemetry. */
+const MAX_TELEMETRY_BYTES = 1024 * 1024;
+
+/**
+ * Reads telemetry a command tool wrote to $LAB_TELEMETRY_FILE, ignoring what it did not write.
+ * The tool made the file: a symlink is not followed (lab would read a host file for it) and a
+ * huge file is not read.
+ */
 export async function readTelemetryFile(file: string): Promise<Telemetry> {
-  if (!existsSync(file)) return {};
   try {
-    const parsed = telemetrySchema.safeParse(JSON.parse(await readFile(file, "utf8")));
+    const handle = await open(
+      file,
+      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+    );
+    let text: string;
+    try {
+      const stats = await handle.stat();
+      if (!stats.isFile() || stats.size > MAX_TELEMETRY_BYTES) return {};
+      text = await handle.readFile("utf8");
+    } finally {
+      await handle.close();
+    }
+    const parsed = telemetrySchema.safeParse(JSON.parse(text));
     if (!parsed.success) return {};
     return Object.fromEntries(
       Object.entries(parsed.data).filter(([, value]) => value !== undefined),
@@ -62,13 +82,14 @@ export async function readTelemetryFile(file: string): Promise<Telemetry> {
   }
 }
 
-/** A tool that runs a command line in the work tree. */
+/** A tool that runs a command line in the work tree, inside the trial's sandbox. */
 export function createCommandTool(spec: CommandToolSpec): Tool {
   const program = /^\s*([^\s]+)/.exec(spec.command)?.[1] ?? "";
   return {
     name: spec.name,
     description: `Runs: ${spec.command}`,
     readsOracle: false,
+    ...(spec.paths === undefined ? {} : { sandboxPaths: spec.paths }),
     fingerprint: createHash("sha256").update(spec.command).digest("hex").slice(0, 12),
     async detectVersion() {
       if (spec.version !== undefined) return spec.version;
@@ -95,6 +116,8 @@ export function createCommandTool(spec: CommandToolSpec): Tool {
           },
         );
       }
+      // A line that starts by setting a variable names no program to look for.
+      if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(program)) return;
       const probe = await runCommand(["bash", "-c", `command -v ${quoteShell(program)}`], {
         env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
         timeoutMs: 10_000,
@@ -116,7 +139,7 @@ export function createCommandTool(spec: CommandToolSpec): Tool {
         workdir: ctx.workTree,
         prompt: ctx.prompt,
       });
-      const result = await runCommand(["bash", "-c", commandLine], {
+      const result = await ctx.sandbox.exec(["bash", "-c", commandLine], {
         cwd: ctx.workTree,
         env: {
           ...ctx.env,

@@ -13,13 +13,14 @@ beforeAll(() => {
 
 describe("tools declared in lab.config.json", () => {
   it("run with their placeholders filled, only the variables they name passed through, and their own limit", async () => {
-    const seen = path.join(root, "seen.txt");
+    // Written to the trial's artifacts folder, the only place outside its work tree a sandboxed tool may write.
+    const seen = path.join(root, "runs/fixture-fixer/trials/alpha/1/artifacts/seen.txt");
     writeFileSync(
       path.join(root, "lab.config.json"),
       JSON.stringify({
         tools: {
           fixer: {
-            command: `cat {prompt_file} > ${seen}; echo "workdir={workdir} key=$FIXER_KEY secret=\${LAB_TEST_SECRET:-none}" >> ${seen}; sed -i 's/a - b/a + b/' src/*/__init__.py`,
+            command: `seen="$(dirname "$LAB_TELEMETRY_FILE")/seen.txt"; cat {prompt_file} > "$seen"; echo "workdir={workdir} key=$FIXER_KEY secret=\${LAB_TEST_SECRET:-none}" >> "$seen"; sed -i 's/a - b/a + b/' src/*/__init__.py`,
             env: ["FIXER_KEY"],
             version: "2.1.0",
           },

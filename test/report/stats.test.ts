@@ -1,16 +1,19 @@
 import { describe, expect, it } from "vitest";
 import reference from "../fixtures/stats/reference.json" with { type: "json" };
 import {
-  bootstrapInterval,
-  bootstrapResolveRate,
   compareTools,
   comparePair,
-  consistency,
   decideVerdict,
-  describeValues,
-  flipRate,
   holmAdjust,
   mcnemarExact,
+  wilcoxonSignedRank,
+} from "../../src/report/compare.js";
+import {
+  bootstrapInterval,
+  bootstrapResolveRate,
+  consistency,
+  describeValues,
+  flipRate,
   mean,
   meanConsistency,
   meanPassAtK,
@@ -21,7 +24,6 @@ import {
   passHatK,
   percentile,
   resolveRateVariance,
-  wilcoxonSignedRank,
   wilsonInterval,
   type TaskTallies,
 } from "../../src/report/stats.js";
@@ -190,6 +192,15 @@ describe("bootstrap", () => {
     const { low, high } = bootstrapResolveRate(rates);
     expect(low).toBeLessThanOrEqual(mean(rates));
     expect(high).toBeGreaterThanOrEqual(mean(rates));
+  });
+
+  it("the fast path for the mean gives exactly what the general resampling loop gives", () => {
+    const general = (sample: readonly number[]) => mean(sample);
+    for (const seed of [0, 7, 123456]) {
+      expect(bootstrapInterval(rates, mean, { seed, resamples: 3000 })).toEqual(
+        bootstrapInterval(rates, general, { seed, resamples: 3000 }),
+      );
+    }
   });
 
   it("all-equal values give a zero-width interval at that value", () => {

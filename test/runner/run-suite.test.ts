@@ -42,6 +42,7 @@ function config(
     timeout?: string;
     tasks?: string[];
     concurrency?: string;
+    sandbox?: string;
   },
 ) {
   const settings = resolveSettings(
@@ -57,6 +58,7 @@ function config(
       timeout: options.timeout,
       tasks: options.tasks,
       concurrency: options.concurrency,
+      sandbox: options.sandbox,
     },
     env: process.env,
     file: configFileSchema.parse({}),
@@ -170,10 +172,12 @@ describe("runSuite", () => {
   it("kills a tool that hangs past its limit, with its whole process tree, and still grades it", async () => {
     const pidFile = path.join(root, "hang.pid");
     const result = await runSuite(
+      // The pid is read on the host: without isolation (bwrap's own case is in test/contracts).
       config(command(`sleep 300 & echo $! > ${pidFile}; wait`), {
         runId: "hang",
         tasks: ["alpha"],
         timeout: "1s",
+        sandbox: "none",
       }),
       collect().reporter,
       never,
@@ -194,7 +198,8 @@ describe("runSuite", () => {
         command(
           `setsid sh -c 'echo $$ > ${pidFile}; exec sleep 300' < /dev/null > /dev/null 2>&1 & while [ ! -s ${pidFile} ]; do sleep 0.05; done`,
         ),
-        { runId: "daemon", tasks: ["alpha"] },
+        // The stray sweep for tools run without isolation (bwrap's own case is in test/hostile).
+        { runId: "daemon", tasks: ["alpha"], sandbox: "none" },
       ),
       collect().reporter,
       never,
@@ -220,13 +225,14 @@ describe("runSuite", () => {
   });
 
   it("hands the tool a work tree holding no commit but the base, and no oracle", async () => {
-    const out = path.join(root, "objects.txt");
-    const line = `git rev-list --all > ${out}; git cat-file --batch-all-objects --batch-check='%(objecttype)' | sort | uniq -c >> ${out}; ls -a .. >> ${out}; env >> ${out}`;
+    // Written to the trial's artifacts folder: the only place outside its work tree a sandboxed tool may write.
+    const line = `out="$(dirname "$LAB_TELEMETRY_FILE")/objects.txt"; git rev-list --all > "$out"; git cat-file --batch-all-objects --batch-check='%(objecttype)' | sort | uniq -c >> "$out"; ls -a .. >> "$out"; env >> "$out"`;
     const result = await runSuite(
       config(command(line), { runId: "history", tasks: ["alpha"] }),
       collect().reporter,
       never,
     );
+    const out = path.join(result.runDir, "trials", "alpha", "1", "artifacts", "objects.txt");
     const seen = readFileSync(out, "utf8");
     const base = JSON.parse(
       readFileSync(path.join(evalsDir, "fixture/tasks/alpha/task.json"), "utf8"),
@@ -277,8 +283,9 @@ describe("runSuite", () => {
           }, 300);
       },
     };
+    // The flag file is on the host, so the tool runs without isolation to see it.
     const interrupted = await runSuite(
-      config(tool, { runId: "interrupt" }),
+      config(tool, { runId: "interrupt", sandbox: "none" }),
       reporter,
       controller.signal,
     );
@@ -289,7 +296,11 @@ describe("runSuite", () => {
     );
 
     execFileSync("rm", [slow]);
-    const resumed = await runSuite(config(tool, { runId: "interrupt" }), collect().reporter, never);
+    const resumed = await runSuite(
+      config(tool, { runId: "interrupt", sandbox: "none" }),
+      collect().reporter,
+      never,
+    );
     expect(resumed).toMatchObject({ status: "completed", summary: { trials: 2, resolved: 2 } });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { listPatchFiles, selectTestDirectives } from "../../src/grader/patch-files.js";
+import { listPatchFiles, selectTestDirectives } from "../../src/core/patch-files.js";
 
 /** Joins lines into a patch ending in a newline, as git writes it. */
 function patchOf(...lines: string[]): string {

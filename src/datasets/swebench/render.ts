@@ -1,0 +1,90 @@
+import { chmod, mkdir, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import type { EnvironmentSpec, TaskInfo } from "../../core/index.js";
+import { measureDifficulty } from "../difficulty.js";
+import { renderPrompt } from "../../suite/index.js";
+import type { SwebenchRow } from "./row.js";
+
+/** The check.sh every task shares: grading is lab's, on the host. */
+export const CHECK_SH = `#!/usr/bin/env bash
+# Grades a work tree (or, with --patch FILE, a diff) against this task's hidden tests, on the host.
+set -euo pipefail
+here="$(cd "$(dirname "\${BASH_SOURCE[0]}")" && pwd)"
+exec "\${LAB_BIN:-lab}" grade --task-dir "$here" "$@"
+`;
+
+/** setup.sh of a swebench task: a clone of the task's base repository, which holds nothing later. */
+export function renderSetupScript(row: SwebenchRow): string {
+  return `#!/usr/bin/env bash
+# Prepares this task's work tree in the folder given: ${row.repo} at ${row.base_commit},
+# with its history up to that commit and nothing later.
+set -euo pipefail
+here="$(cd "$(dirname "\${BASH_SOURCE[0]}")" && pwd)"
+base_repo="$here/../../.cache/bases/${row.instance_id}.git"
+if [ ! -d "$base_repo" ]; then
+  echo "setup.sh: $base_repo is missing; run: lab gen --suite swebench --instances ${row.instance_id}" >&2
+  exit 2
+fi
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+# --no-hardlinks: the tool owns its .git, and must not share files with lab's cache.
+git clone --quiet --no-hardlinks "$base_repo" "$1"
+git -C "$1" remote remove origin
+`;
+}
+
+/** What gets written for one instance. */
+export interface RenderedTask {
+  readonly info: TaskInfo;
+  readonly environment: EnvironmentSpec;
+  readonly failToPass: readonly string[];
+  readonly passToPass: readonly string[];
+}
+
+/** Writes a task folder and its oracle, replacing what was there. */
+export async function renderTask(
+  suiteDir: string,
+  row: SwebenchRow,
+  task: RenderedTask,
+  options: { hints: boolean },
+): Promise<void> {
+  const taskDir = path.join(suiteDir, "tasks", row.instance_id);
+  const oracleDir = path.join(suiteDir, "oracle", row.instance_id);
+  await rm(taskDir, { recursive: true, force: true });
+  await rm(oracleDir, { recursive: true, force: true });
+  await mkdir(taskDir, { recursive: true });
+  await mkdir(oracleDir, { recursive: true });
+  await writeFile(
+    path.join(taskDir, "prompt.txt"),
+    renderPrompt(row.problem_statement, options.hints ? row.hints_text : undefined),
+  );
+  await writeFile(path.join(taskDir, "setup.sh"), renderSetupScript(row));
+  await writeFile(path.join(taskDir, "check.sh"), CHECK_SH);
+  await chmod(path.join(taskDir, "setup.sh"), 0o755);
+  await chmod(path.join(taskDir, "check.sh"), 0o755);
+  await writeFile(path.join(taskDir, "task.json"), `${JSON.stringify(task.info, null, 2)}\n`);
+  await writeFile(path.join(oracleDir, "gold.patch"), row.patch);
+  await writeFile(path.join(oracleDir, "test.patch"), row.test_patch);
+  await writeFile(
+    path.join(oracleDir, "tests.json"),
+    `${JSON.stringify({ FAIL_TO_PASS: task.failToPass, PASS_TO_PASS: task.passToPass }, null, 2)}\n`,
+  );
+  await writeFile(
+    path.join(oracleDir, "environment.json"),
+    `${JSON.stringify(task.environment, null, 2)}\n`,
+  );
+}
+
+/** task.json of an instance: public facts and difficulty proxies, nothing of the oracle. */
+export function taskInfoOf(row: SwebenchRow, dataset: string): TaskInfo {
+  return {
+    id: row.instance_id,
+    repo: row.repo,
+    baseCommit: row.base_commit,
+    metadata: {
+      dataset,
+      version: row.version,
+      createdAt: row.created_at,
+      ...measureDifficulty(row.patch, row.problem_statement),
+    },
+  };
+}

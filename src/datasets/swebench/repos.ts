@@ -1,0 +1,137 @@
+import { existsSync } from "node:fs";
+import { rename, rm } from "node:fs/promises";
+import path from "node:path";
+import { LabError } from "../../core/index.js";
+import { git, tryGit } from "../../git/index.js";
+import { withLock } from "../../store/index.js";
+
+/** Where repositories come from and where lab keeps its copies. */
+export interface RepoSource {
+  /** `evals/swebench/.cache`: full mirrors in repos/, one base repository per task in bases/. */
+  readonly cacheDir: string;
+  /** A folder holding `<owner>/<name>` git repositories (bare or not), instead of GitHub. */
+  readonly mirrorsDir?: string | undefined;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** The folder name of a repository in the cache. */
+export function repoSlug(repo: string): string {
+  return repo.replace("/", "__");
+}
+
+/** Where a repository's full mirror is kept. */
+export function mirrorPath(source: RepoSource, repo: string): string {
+  return path.join(source.cacheDir, "repos", `${repoSlug(repo)}.git`);
+}
+
+/** Where a task's base repository (the base commit and its ancestors only) is kept. */
+export function baseRepoPath(cacheDir: string, instanceId: string): string {
+  return path.join(cacheDir, "bases", `${instanceId}.git`);
+}
+
+/** The URL or folder a repository is cloned from. */
+export function upstreamOf(source: RepoSource, repo: string): string {
+  if (source.mirrorsDir === undefined) return `https://github.com/${repo}.git`;
+  const local = path.join(source.mirrorsDir, repo);
+  if (!existsSync(local)) {
+    throw new LabError("GIT_FAILED", `No mirror of ${repo} at ${local}.`, {
+      hint: "--mirrors DIR (or LAB_MIRRORS) must hold DIR/<owner>/<name> git repositories, bare or not.",
+    });
+  }
+  return local;
+}
+
+/**
+ * Makes sure lab has a full copy of a repository: the first time it is cloned (all refs) from
+ * GitHub or the mirror; later tasks and reruns use the local copy. Safe under concurrent gens.
+ */
+export async function ensureMirror(
+  source: RepoSource,
+  repo: string,
+  commit: string,
+): Promise<string> {
+  const target = mirrorPath(source, repo);
+  return withLock(
+    target,
+    async () => {
+      if (existsSync(target)) {
+        const has = await tryGit(["cat-file", "-e", `${commit}^{commit}`], { cwd: target });
+        if (has.exitCode === 0) return target;
+        await git(["fetch", "--quiet", "--prune", upstreamOf(source, repo), "+refs/*:refs/*"], {
+          cwd: target,
+          timeoutMs: 3_600_000,
+          signal: source.signal,
+        });
+        return target;
+      }
+      const staging = `${target}.${String(process.pid)}.tmp`;
+      await rm(staging, { recursive: true, force: true });
+      await git(["clone", "--quiet", "--mirror", upstreamOf(source, repo), staging], {
+        cwd: source.cacheDir,
+        timeoutMs: 3_600_000,
+        signal: source.signal,
+      });
+      await rename(staging, target);
+      return target;
+    },
+    { signal: source.signal },
+  );
+}
+
+/**
+ * Makes a task's base repository: a bare repository holding the base commit and its ancestors
+ * and nothing later, with `main` at the base. Work trees are cloned from it, so no later commit,
+ * tag or object can reach a tool.
+ */
+export async function ensureBaseRepo(
+  source: RepoSource,
+  repo: string,
+  instanceId: string,
+  baseCommit: string,
+): Promise<string> {
+  const target = baseRepoPath(source.cacheDir, instanceId);
+  if (existsSync(path.join(target, "HEAD"))) {
+    const head = await tryGit(["rev-parse", "refs/heads/main"], { cwd: target });
+    if (head.exitCode === 0 && (head.stdout ?? "").trim() === baseCommit) return target;
+  }
+  const mirror = await ensureMirror(source, repo, baseCommit);
+  return withLock(target, async () => {
+    const staging = `${target}.${String(process.pid)}.tmp`;
+    await rm(staging, { recursive: true, force: true });
+    await git(["init", "--quiet", "--bare", staging], { cwd: source.cacheDir });
+    // Fetching one commit by hash brings exactly its ancestry; upload-pack must allow the want.
+    await git(
+      [
+        "-c",
+        "uploadpack.allowAnySHA1InWant=true",
+        "fetch",
+        "--quiet",
+        "--no-tags",
+        mirror,
+        `${baseCommit}:refs/heads/main`,
+      ],
+      {
+        cwd: staging,
+        timeoutMs: 1_800_000,
+        signal: source.signal,
+      },
+    );
+    // Tags on the base commit's ancestors tell version tools (setuptools_scm) what release this
+    // is, as in a real clone; a tag on any later commit stays out.
+    const tags = (await git(["tag", "--merged", baseCommit], { cwd: mirror }))
+      .split("\n")
+      .filter((tag) => tag !== "");
+    if (tags.length > 0) {
+      await git(["fetch", "--quiet", "--no-tags", "--stdin", mirror], {
+        cwd: staging,
+        input: tags.map((tag) => `refs/tags/${tag}:refs/tags/${tag}\n`).join(""),
+        timeoutMs: 1_800_000,
+        signal: source.signal,
+      });
+    }
+    await git(["symbolic-ref", "HEAD", "refs/heads/main"], { cwd: staging });
+    await rm(target, { recursive: true, force: true });
+    await rename(staging, target);
+    return target;
+  });
+}

@@ -1,0 +1,77 @@
+import type { SwebenchRow } from "./row.js";
+
+/** The repositories whose suites run under plain pytest: the default scope of the swebench tier. */
+export const PYTEST_REPOS = [
+  "psf/requests",
+  "pallets/flask",
+  "pylint-dev/pylint",
+  "pytest-dev/pytest",
+  "sphinx-doc/sphinx",
+  "pydata/xarray",
+] as const;
+
+/** Repositories skipped up front, and why. */
+export const SKIPPED_REPOS: Readonly<Record<string, string>> = {
+  "django/django": "django's tests run under its own runner (runtests.py), not plain pytest",
+  "sympy/sympy": "sympy's tests run under its own runner (bin/test), not plain pytest",
+};
+
+/** How gen picks instances. */
+export interface Selection {
+  /** Exactly these instance ids. */
+  readonly instances?: readonly string[] | undefined;
+  /** Drop the allowlist: every instance goes to the proof. */
+  readonly all: boolean;
+  /** How many to take, spread over the repositories; undefined with `all` or `instances` means every one. */
+  readonly limit?: number | undefined;
+}
+
+/** The default sample: one instance per repository, so a first try is quick. */
+export const DEFAULT_SAMPLE = PYTEST_REPOS.length;
+
+/** An instance left out before the proof, and why. */
+export interface Skipped {
+  readonly instanceId: string;
+  readonly reason: string;
+}
+
+/**
+ * Chooses the rows to generate. Out-of-scope rows are skipped with their reason; a limit takes
+ * instances round-robin over the repositories (each in dataset order), so a sample spans them.
+ */
+export function selectRows(
+  rows: readonly SwebenchRow[],
+  selection: Selection,
+): { chosen: SwebenchRow[]; skipped: Skipped[]; unknown: string[] } {
+  if (selection.instances !== undefined) {
+    const wanted = new Set(selection.instances);
+    const chosen = rows.filter((row) => wanted.has(row.instance_id));
+    const found = new Set(chosen.map((row) => row.instance_id));
+    return { chosen, skipped: [], unknown: [...wanted].filter((id) => !found.has(id)) };
+  }
+  const skipped: Skipped[] = [];
+  const inScope = rows.filter((row) => {
+    if (selection.all) return true;
+    const reason =
+      SKIPPED_REPOS[row.repo] ??
+      ((PYTEST_REPOS as readonly string[]).includes(row.repo)
+        ? null
+        : `${row.repo} is outside the plain-pytest scope (pass --all to let the proof decide)`);
+    if (reason !== null) skipped.push({ instanceId: row.instance_id, reason });
+    return reason === null;
+  });
+  const limit = selection.limit ?? (selection.all ? undefined : DEFAULT_SAMPLE);
+  if (limit === undefined || limit >= inScope.length)
+    return { chosen: inScope, skipped, unknown: [] };
+  const byRepo = new Map<string, SwebenchRow[]>();
+  for (const row of inScope) byRepo.set(row.repo, [...(byRepo.get(row.repo) ?? []), row]);
+  const queues = [...byRepo.keys()].sort().map((repo) => byRepo.get(repo) ?? []);
+  const chosen: SwebenchRow[] = [];
+  for (let round = 0; chosen.length < limit; round++) {
+    for (const queue of queues) {
+      const row = queue[round];
+      if (row !== undefined && chosen.length < limit) chosen.push(row);
+    }
+  }
+  return { chosen, skipped, unknown: [] };
+}

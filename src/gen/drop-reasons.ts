@@ -1,0 +1,86 @@
+import type { Grade } from "../core/index.js";
+import type { ValidationProof } from "./prove.js";
+
+/** Why a proven instance was not kept. */
+export type DropCategory =
+  | "environment"
+  | "network"
+  | "gold_fails"
+  | "passes_without_fix"
+  | "flaky"
+  | "timeout"
+  | "infrastructure"
+  | "no_environment"
+  | "repository";
+
+/** Signs in a test log that the tests tried to reach the internet. */
+const NETWORK_SIGNS =
+  /Name or service not known|Temporary failure in name resolution|Network is unreachable|Max retries exceeded|ConnectionError|Failed to establish a new connection|nodename nor servname/;
+
+function failing(results: Readonly<Record<string, boolean>>): string[] {
+  return Object.entries(results)
+    .filter(([, ok]) => !ok)
+    .map(([id]) => id);
+}
+
+function describeTests(ids: readonly string[], grade: Grade): string {
+  const shown = ids.slice(0, 3).map((id) => `${id} (${grade.statuses[id] ?? "missing"})`);
+  return `${shown.join(", ")}${ids.length > 3 ? ` and ${String(ids.length - 3)} more` : ""}`;
+}
+
+/**
+ * Judges an instance by its proof runs: kept (null) only when every run is valid and the runs
+ * agree test by test; otherwise the most specific reason, naming the tests.
+ */
+export function classifyProofs(
+  runs: readonly ValidationProof[],
+  goldLogs: readonly string[],
+): { category: DropCategory; reason: string } | null {
+  const first = runs[0];
+  if (first === undefined) return { category: "infrastructure", reason: "no proof ran" };
+  for (const [index, run] of runs.entries()) {
+    if (run.gold.testsTimedOut)
+      return {
+        category: "timeout",
+        reason: `timed out: ${run.gold.reason ?? "the tests ran past their limit"}`,
+      };
+    if (!run.gold.resolved) {
+      const bad = [...failing(run.gold.failToPass), ...failing(run.gold.passToPass)];
+      if (NETWORK_SIGNS.test(goldLogs[index] ?? ""))
+        return {
+          category: "network",
+          reason: `tests need the network: ${describeTests(bad, run.gold)}`,
+        };
+      if (!run.gold.patchApplied)
+        return {
+          category: "gold_fails",
+          reason: `the gold patch does not apply: ${run.gold.reason ?? ""}`,
+        };
+      return {
+        category: "gold_fails",
+        reason: `gold fails ${String(bad.length)} test(s): ${describeTests(bad, run.gold)}`,
+      };
+    }
+    if (!run.valid)
+      return {
+        category: "passes_without_fix",
+        reason: run.reason ?? "FAIL_TO_PASS tests pass without the fix",
+      };
+  }
+  const flips = new Set<string>();
+  for (const run of runs.slice(1)) {
+    for (const side of ["gold", "empty"] as const) {
+      for (const [id, status] of Object.entries(first[side].statuses)) {
+        if (run[side].statuses[id] !== status) flips.add(`${id} (${side})`);
+      }
+    }
+  }
+  if (flips.size > 0) {
+    const list = [...flips].sort();
+    return {
+      category: "flaky",
+      reason: `flaky: ${list.slice(0, 3).join(", ")}${list.length > 3 ? ` and ${String(list.length - 3)} more` : ""} changed outcome between proof runs`,
+    };
+  }
+  return null;
+}

@@ -1,0 +1,294 @@
+import { existsSync } from "node:fs";
+import { readFile, rm } from "node:fs/promises";
+import path from "node:path";
+import { createHash } from "node:crypto";
+import { errorMessage, isLabError, type Oracle, type Reporter, type Task } from "../core/index.js";
+import type { EnvironmentOptions } from "../environment/index.js";
+import {
+  ensureBaseRepo,
+  environmentFor,
+  loadDataset,
+  renderTask,
+  selectRows,
+  taskInfoOf,
+  testListsFor,
+  type DatasetSource,
+  type EnvironmentEntry,
+  type RepoSource,
+  type Selection,
+  type SwebenchRow,
+} from "../datasets/index.js";
+import { writeJsonAtomic } from "../store/index.js";
+import { loadOracle, loadSuite, loadTask } from "../suite/index.js";
+import { classifyProofs, type DropCategory } from "./drop-reasons.js";
+import { proveTask, type ValidationProof } from "./prove.js";
+
+/** Options of `lab gen --suite swebench`. */
+export interface SwebenchGenOptions {
+  readonly suiteDir: string;
+  readonly dataset: DatasetSource;
+  readonly selection: Selection;
+  readonly repos: RepoSource;
+  readonly environment: EnvironmentOptions;
+  readonly validate: boolean;
+  readonly proofRuns: number;
+  readonly hints: boolean;
+  readonly concurrency: number;
+  readonly testTimeoutMs: number;
+  readonly labVersion: string;
+  readonly signal: AbortSignal;
+  /** Where environments come from; default: lab's transcription of upstream's specs. */
+  readonly environmentOf?: (row: SwebenchRow) => EnvironmentEntry | null;
+}
+
+/** An instance gen did not keep, and why. */
+export interface DroppedInstance {
+  readonly instance_id: string;
+  readonly repo: string;
+  readonly category: DropCategory | "out_of_scope" | "invalid_row";
+  readonly reason: string;
+}
+
+/** What gen did. */
+export interface SwebenchGenResult {
+  readonly kept: string[];
+  readonly dropped: DroppedInstance[];
+  /** Requested ids the dataset does not have. */
+  readonly unknown: string[];
+}
+
+interface StoredProof {
+  readonly fingerprint: string;
+  readonly kept: boolean;
+  readonly reason: string | null;
+  readonly category: DropCategory | null;
+  readonly runs: readonly ValidationProof[];
+}
+
+/** What a proof depends on: a stored proof is reused only while this is unchanged. */
+function fingerprintOf(
+  row: SwebenchRow,
+  environment: unknown,
+  lists: unknown,
+  labVersion: string,
+  proofRuns: number,
+): string {
+  return createHash("sha256")
+    .update(
+      JSON.stringify([
+        row.base_commit,
+        row.patch,
+        row.test_patch,
+        environment,
+        lists,
+        labVersion,
+        proofRuns,
+      ]),
+    )
+    .digest("hex")
+    .slice(0, 16);
+}
+
+/**
+ * Rebuilds SWE-bench instances as lab tasks and proves each with its own gold patch, keeping
+ * only those that pass the proof every time; every other instance is listed with its reason.
+ * Rerunning resumes: an instance proven before with the same inputs is not proven again.
+ */
+export async function generateSwebench(
+  options: SwebenchGenOptions,
+  reporter: Reporter,
+): Promise<SwebenchGenResult> {
+  const dataset = await loadDataset(options.dataset);
+  const dropped: DroppedInstance[] = dataset.rejected.map((row) => ({
+    instance_id: row.instanceId,
+    repo: "",
+    category: "invalid_row",
+    reason: `invalid row: ${row.reason}`,
+  }));
+  for (const row of dataset.rejected)
+    reporter.emit({
+      type: "log",
+      level: "warn",
+      message: `skipping ${row.instanceId}: invalid row: ${row.reason}`,
+    });
+  const { chosen, skipped, unknown } = selectRows(dataset.rows, options.selection);
+  const repoOf = new Map(dataset.rows.map((row) => [row.instance_id, row.repo]));
+  dropped.push(
+    ...skipped.map((entry) => ({
+      instance_id: entry.instanceId,
+      repo: repoOf.get(entry.instanceId) ?? "",
+      category: "out_of_scope" as const,
+      reason: entry.reason,
+    })),
+  );
+  reporter.emit({
+    type: "log",
+    level: "info",
+    message: `${dataset.source}: ${String(dataset.rows.length)} rows; generating ${String(chosen.length)} instance(s)${skipped.length > 0 ? `, ${String(skipped.length)} out of scope` : ""}`,
+  });
+
+  const proofFile = path.join(options.suiteDir, "proof.json");
+  const stored: Record<string, StoredProof> = existsSync(proofFile)
+    ? ((
+        JSON.parse(await readFile(proofFile, "utf8")) as { instances?: Record<string, StoredProof> }
+      ).instances ?? {})
+    : {};
+  const kept: string[] = [];
+  let done = 0;
+  const work = async (row: SwebenchRow): Promise<void> => {
+    const id = row.instance_id;
+    const drop = async (category: DropInstanceCategory, reason: string): Promise<void> => {
+      dropped.push({ instance_id: id, repo: row.repo, category, reason });
+      await rm(path.join(options.suiteDir, "tasks", id), { recursive: true, force: true });
+      await rm(path.join(options.suiteDir, "oracle", id), { recursive: true, force: true });
+      reporter.emit({
+        type: "log",
+        level: "info",
+        message: `[${String(++done)}/${String(chosen.length)}] ${id}: dropped: ${reason}`,
+      });
+    };
+    const entry = (options.environmentOf ?? ((of: SwebenchRow) => environmentFor(of.instance_id)))(
+      row,
+    );
+    if (entry === null)
+      return drop("no_environment", `lab has no environment spec for ${row.repo} ${row.version}`);
+    const lists = testListsFor(id) ?? {
+      FAIL_TO_PASS: row.FAIL_TO_PASS,
+      PASS_TO_PASS: row.PASS_TO_PASS,
+    };
+    const environment = {
+      python: entry.python,
+      pins: entry.pins,
+      preInstall: entry.preInstall,
+      install: entry.install,
+      testCommand: entry.testCommand,
+      env: entry.env,
+      logParser: entry.logParser,
+      services: entry.services,
+    };
+    try {
+      await ensureBaseRepo(options.repos, row.repo, id, row.base_commit);
+    } catch (error) {
+      if (options.signal.aborted) throw error;
+      return drop(
+        "repository",
+        `the repository could not be fetched at ${row.base_commit.slice(0, 10)}: ${errorMessage(error)}`,
+      );
+    }
+    await renderTask(
+      options.suiteDir,
+      row,
+      {
+        info: taskInfoOf(row, dataset.source),
+        environment,
+        failToPass: lists.FAIL_TO_PASS,
+        passToPass: lists.PASS_TO_PASS,
+      },
+      { hints: options.hints },
+    );
+    if (!options.validate) {
+      kept.push(id);
+      reporter.emit({
+        type: "log",
+        level: "info",
+        message: `[${String(++done)}/${String(chosen.length)}] ${id}: rendered (not proven: --no-validate)`,
+      });
+      return;
+    }
+    const fingerprint = fingerprintOf(
+      row,
+      environment,
+      lists,
+      options.labVersion,
+      options.proofRuns,
+    );
+    const earlier = stored[id];
+    // Environment and infrastructure failures may be passing: only verdicts on the tests are reused.
+    const reusable =
+      earlier !== undefined &&
+      (earlier.kept ||
+        (earlier.category !== "environment" && earlier.category !== "infrastructure"));
+    if (earlier?.fingerprint === fingerprint && reusable) {
+      if (earlier.kept) {
+        kept.push(id);
+        reporter.emit({
+          type: "log",
+          level: "info",
+          message: `[${String(++done)}/${String(chosen.length)}] ${id}: proven earlier, kept`,
+        });
+        return;
+      }
+      return drop(earlier.category ?? "gold_fails", earlier.reason ?? "failed its proof earlier");
+    }
+    const suite = await loadSuite(path.basename(options.suiteDir), {
+      evalsDir: path.dirname(options.suiteDir),
+      cwd: options.suiteDir,
+    });
+    const task: Task = await loadTask(suite, id);
+    const oracle: Oracle = await loadOracle(task);
+    const runs: ValidationProof[] = [];
+    try {
+      for (let run = 1; run <= options.proofRuns; run++) {
+        runs.push(
+          await proveTask(task, oracle, {
+            environment: options.environment,
+            logDir: path.join(options.suiteDir, ".cache", "proof-logs", `run${String(run)}`),
+            labVersion: options.labVersion,
+            testTimeoutMs: options.testTimeoutMs,
+            signal: options.signal,
+          }),
+        );
+      }
+    } catch (error) {
+      if (options.signal.aborted) throw error;
+      const category: DropCategory =
+        isLabError(error) && error.code === "ENVIRONMENT_FAILED" ? "environment" : "infrastructure";
+      stored[id] = { fingerprint, kept: false, reason: errorMessage(error), category, runs };
+      await writeJsonAtomic(proofFile, { instances: stored });
+      return drop(category, errorMessage(error));
+    }
+    const verdict = classifyProofs(runs, await readGoldLogs(options.suiteDir, id, runs.length));
+    stored[id] = {
+      fingerprint,
+      kept: verdict === null,
+      reason: verdict?.reason ?? null,
+      category: verdict?.category ?? null,
+      runs,
+    };
+    await writeJsonAtomic(proofFile, { instances: stored });
+    if (verdict !== null) return drop(verdict.category, verdict.reason);
+    kept.push(id);
+    reporter.emit({
+      type: "log",
+      level: "info",
+      message: `[${String(++done)}/${String(chosen.length)}] ${id}: proven ${String(options.proofRuns)}x, kept`,
+    });
+  };
+
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (!options.signal.aborted && next < chosen.length) {
+      const row = chosen[next++];
+      if (row !== undefined) await work(row);
+    }
+  };
+  await Promise.all(
+    Array.from({ length: Math.max(1, Math.min(options.concurrency, chosen.length)) }, worker),
+  );
+  return {
+    kept: kept.sort(),
+    dropped: dropped.sort((a, b) => a.instance_id.localeCompare(b.instance_id)),
+    unknown,
+  };
+}
+
+type DropInstanceCategory = DroppedInstance["category"];
+
+async function readGoldLogs(suiteDir: string, id: string, runs: number): Promise<string[]> {
+  const logs: string[] = [];
+  for (let run = 1; run <= runs; run++) {
+    const file = path.join(suiteDir, ".cache", "proof-logs", `run${String(run)}`, `${id}.gold.log`);
+    logs.push(existsSync(file) ? await readFile(file, "utf8") : "");
+  }
+  return logs;
+}

@@ -1,0 +1,43 @@
+import { existsSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import type { DroppedInstance } from "./swebench.js";
+
+/** The markers between which gen writes its kept and dropped lists in a tier's README. */
+export const GEN_MARKERS = { start: "<!-- gen:start -->", end: "<!-- gen:end -->" } as const;
+
+/** The generated section: what was kept, and every drop with its reason. */
+export function renderGenSection(
+  kept: readonly string[],
+  dropped: readonly DroppedInstance[],
+  when: string,
+): string {
+  const inScope = dropped.filter((drop) => drop.category !== "out_of_scope");
+  const lines = [
+    GEN_MARKERS.start,
+    `_Written by \`lab gen\` on ${when}: ${String(kept.length)} kept, ${String(inScope.length)} dropped after trying, ${String(dropped.length - inScope.length)} out of scope._`,
+    "",
+    `Kept (${String(kept.length)}): ${kept.length === 0 ? "none" : kept.map((id) => `\`${id}\``).join(", ")}.`,
+    "",
+    "| dropped instance | why |",
+    "|---|---|",
+    ...inScope.map(
+      (drop) =>
+        `| \`${drop.instance_id}\` | ${drop.category}: ${drop.reason.replace(/\|/g, "\\|").replace(/\n/g, " ")} |`,
+    ),
+  ];
+  if (inScope.length === 0) lines.push("| (none) | |");
+  lines.push(GEN_MARKERS.end);
+  return lines.join("\n");
+}
+
+/** Replaces the generated section of a README (appending one when it has none). */
+export async function writeGenSection(readme: string, section: string): Promise<void> {
+  const text = existsSync(readme) ? await readFile(readme, "utf8") : "";
+  const start = text.indexOf(GEN_MARKERS.start);
+  const end = text.indexOf(GEN_MARKERS.end);
+  const next =
+    start >= 0 && end > start
+      ? `${text.slice(0, start)}${section}${text.slice(end + GEN_MARKERS.end.length)}`
+      : `${text.trimEnd()}\n\n## Generated tasks\n\n${section}\n`;
+  await writeFile(readme, next);
+}

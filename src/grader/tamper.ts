@@ -1,0 +1,134 @@
+/**
+ * Signs that a change games the hidden tests instead of fixing the code. The grader resets only
+ * the files the test patch names, so a new conftest.py, a pytest setting or a `.pth` file the
+ * tool adds survives into the test run, and a conftest.py hook can turn every failure into an
+ * XFAIL (which SWE-bench counts as a FAIL_TO_PASS success). Such a change cannot be blocked
+ * without refusing legitimate ones, so it is detected and the trial flagged.
+ * See docs/design/sandbox.md ("What the sandbox cannot stop").
+ */
+import { listPatchFiles } from "../core/index.js";
+
+/** Files that configure or extend pytest wherever they sit, or that Python runs at start-up. */
+const TEST_MACHINERY_FILES: readonly { readonly pattern: RegExp; readonly what: string }[] = [
+  { pattern: /(^|\/)conftest\.py$/, what: "a pytest conftest.py" },
+  { pattern: /(^|\/)pytest\.ini$/, what: "pytest's settings (pytest.ini)" },
+  { pattern: /(^|\/)\.pytest\.ini$/, what: "pytest's settings (.pytest.ini)" },
+  { pattern: /(^|\/)(sitecustomize|usercustomize)\.py$/, what: "a module Python runs at start-up" },
+  { pattern: /\.pth$/, what: "a .pth file (run at start-up)" },
+  { pattern: /(^|\/)(pytest|_pytest|pluggy)(\.py$|\/)/, what: "a module shadowing pytest itself" },
+];
+
+/** Settings files that hold pytest's settings in one section among others. */
+const SECTIONED_FILES: readonly { readonly pattern: RegExp; readonly section: RegExp }[] = [
+  { pattern: /(^|\/)setup\.cfg$/, section: /^\[tool:pytest\]/ },
+  { pattern: /(^|\/)tox\.ini$/, section: /^\[pytest\]/ },
+  { pattern: /(^|\/)pyproject\.toml$/, section: /^\[tool\.pytest(\.ini_options)?\]/ },
+];
+
+/** Source lines reaching into the test process from code under test. */
+const SOURCE_HOOKS: readonly { readonly pattern: RegExp; readonly what: string }[] = [
+  {
+    pattern: /\b(import\s+_pytest|from\s+_pytest\b|_pytest\.)/,
+    what: "reaches into pytest's internals",
+  },
+  {
+    pattern: /\bdef\s+pytest_[a-z_]+\s*\(|\bpytest_plugins\s*=|\bhookimpl\b/,
+    what: "defines pytest hooks or plugins",
+  },
+  // A test process that ends itself early can print a passing log over a failing run.
+  {
+    pattern: /(^|[^\w])_exit\s*\(/,
+    what: "ends its process with os._exit, which can hide a failing test run",
+  },
+  {
+    pattern: /\bkill\s*\([^)]*getpid\s*\(/,
+    what: "kills its own process, which can hide a failing test run",
+  },
+];
+
+/**
+ * Lists what in `patch` (the tool's change) tampers with how the hidden tests run, one finding
+ * per line, naming the file; [] when nothing does. Files the test patch itself touches are
+ * skipped: the grader resets them before applying the hidden tests.
+ * Pure: a function of the two diffs.
+ */
+export function detectTestTampering(patch: string, testPatch: string): string[] {
+  const hiddenTestFiles = new Set(listPatchFiles(testPatch).map((file) => file.path));
+  const findings: string[] = [];
+  for (const { path, body } of splitPatch(patch)) {
+    if (hiddenTestFiles.has(path)) continue;
+    const action = describeAction(body);
+    let isMachinery = false;
+    for (const { pattern, what } of TEST_MACHINERY_FILES) {
+      if (!pattern.test(path)) continue;
+      isMachinery = true;
+      findings.push(`${path}: ${action} ${what}`);
+    }
+    for (const { pattern, section } of SECTIONED_FILES) {
+      if (pattern.test(path) && touchesSection(body, section))
+        findings.push(`${path}: changes pytest's settings`);
+    }
+    if (path.endsWith(".py") && !isMachinery && !isTestFile(path)) {
+      const added = addedLines(body);
+      for (const { pattern, what } of SOURCE_HOOKS) {
+        if (added.some((line) => pattern.test(line))) findings.push(`${path}: ${what}`);
+      }
+    }
+  }
+  return findings;
+}
+
+/** One file's section of a unified diff. */
+interface FileDiff {
+  readonly path: string;
+  readonly body: string;
+}
+
+function splitPatch(patch: string): FileDiff[] {
+  const files = listPatchFiles(patch);
+  const starts = [...patch.matchAll(/^diff --git /gm)].map((match) => match.index);
+  return files.map((file, index) => ({
+    path: file.path,
+    body: patch.slice(starts[index] ?? 0, starts[index + 1] ?? patch.length),
+  }));
+}
+
+function describeAction(body: string): string {
+  if (/^new file mode/m.test(body)) return "adds";
+  if (/^deleted file mode/m.test(body)) return "deletes";
+  return "changes";
+}
+
+function addedLines(body: string): string[] {
+  return body
+    .split("\n")
+    .filter((line) => line.startsWith("+") && !line.startsWith("+++"))
+    .map((line) => line.slice(1));
+}
+
+/**
+ * Whether a hunk changes lines inside `section`: a changed line that is itself the section's
+ * header, or one below the last header seen in the hunk's context (a hunk that starts inside the
+ * section with no header in view counts when its `@@` line names the section, as git's
+ * funcname for ini files does).
+ */
+function touchesSection(body: string, section: RegExp): boolean {
+  let inSection = false;
+  for (const line of body.split("\n")) {
+    if (line.startsWith("@@")) {
+      inSection = section.test(line.replace(/^@@[^@]*@@\s?/, ""));
+      continue;
+    }
+    if (line.startsWith("+++") || line.startsWith("---")) continue;
+    const text = line.slice(1);
+    if (/^\[.*\]/.test(text)) inSection = section.test(text);
+    const isChange = line.startsWith("+") || line.startsWith("-");
+    if (isChange && inSection) return true;
+  }
+  return false;
+}
+
+/** SWE-bench's sense of a test file: under a tests folder, or named test_*.py / *_test.py. */
+function isTestFile(path: string): boolean {
+  return /(^|\/)(tests?|testing)\//.test(path) || /(^|\/)(test_[^/]*|[^/]*_test)\.py$/.test(path);
+}

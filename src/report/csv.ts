@@ -1,0 +1,48 @@
+import type { ToolSummary } from "./summary.js";
+
+/** The CSV columns: every field of a tool's row, in the JSON output's order. */
+export const CSV_COLUMNS: readonly (keyof ToolSummary)[] = [
+  "tool",
+  "tool_version",
+  "run_id",
+  "suite",
+  "tasks",
+  "trials",
+  "resolved",
+  "resolve_rate",
+  "apply_rate",
+  "cost_per_task",
+  "latency_mean_s",
+  "latency_median_s",
+  "infra_errors",
+  "resolve_rate_ci_low",
+  "resolve_rate_ci_high",
+  "resolve_rate_boot_low",
+  "resolve_rate_boot_high",
+  "cost_total",
+  "cost_per_resolved",
+  "latency_p90_s",
+  "input_tokens_mean",
+  "output_tokens_mean",
+  "cache_read_tokens_mean",
+  "cache_write_tokens_mean",
+  "trials_per_task",
+  "mean_consistency",
+  "flip_rate",
+  "rate_variance",
+];
+
+/** One CSV field, RFC 4180 style: quoted when it holds a comma, quote or line break; null is empty. */
+function field(value: string | number | null): string {
+  if (value === null) return "";
+  const text = String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** The report as CSV: a header, then one row per tool; lines end in \n, for Unix tools. */
+export function renderCsv(summaries: readonly ToolSummary[]): string {
+  const lines = [CSV_COLUMNS.join(",")];
+  for (const summary of summaries)
+    lines.push(CSV_COLUMNS.map((column) => field(summary[column])).join(","));
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,62 @@
+import { LabError } from "../core/index.js";
+import {
+  listRuns,
+  readRunTasks,
+  readTrialRows,
+  type RunPaths,
+  type RunTasks,
+} from "../store/index.js";
+import type { ReportRun } from "./model.js";
+import { selectRuns } from "./summary.js";
+
+/** A run chosen for a report, with where it lives. */
+export interface LoadedRun extends ReportRun {
+  readonly paths: RunPaths;
+}
+
+/** What a report reads from the store. */
+export interface LoadedReport {
+  readonly runs: readonly LoadedRun[];
+  /** Task facts merged over the runs (later runs win). */
+  readonly tasks: RunTasks;
+}
+
+/**
+ * Reads the runs a suite report shows (the ones named, else the latest of each tool), their
+ * trials through the results index, and their task facts. Only the store is read.
+ */
+export async function loadReport(
+  runsDir: string,
+  suite: string,
+  runIds?: readonly string[],
+): Promise<LoadedReport> {
+  const all = await listRuns(runsDir);
+  const chosen = selectRuns(all, suite, runIds);
+  const missing = (runIds ?? []).filter((id) => !chosen.some((run) => run.record.runId === id));
+  if (missing.length > 0) {
+    throw new LabError(
+      "RUN_NOT_FOUND",
+      `No run ${missing.map((id) => `"${id}"`).join(", ")} of suite "${suite}" in ${runsDir}.`,
+      {
+        hint: `Runs of "${suite}" there: ${
+          all
+            .filter((run) => run.record.suite === suite)
+            .map((run) => run.record.runId)
+            .join(", ") || "none"
+        }.`,
+      },
+    );
+  }
+  if (chosen.length === 0) {
+    throw new LabError("RUN_NOT_FOUND", `No runs of suite "${suite}" in ${runsDir}.`, {
+      hint: `Start one with \`lab run gold --suite ${suite}\`.`,
+    });
+  }
+  const runs: LoadedRun[] = [];
+  let tasks: RunTasks = {};
+  for (const run of chosen) {
+    runs.push({ record: run.record, paths: run.paths, trials: await readTrialRows(run.paths) });
+    tasks = { ...tasks, ...(await readRunTasks(run.paths)) };
+  }
+  return { runs, tasks };
+}

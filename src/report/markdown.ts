@@ -1,0 +1,219 @@
+import { decimal, dollars, percent, percentInterval, pValue, seconds, tokens } from "./format.js";
+import { describeDifference, type SuiteReport, type ToolReport } from "./model.js";
+import type { SliceTable } from "./slices.js";
+import { renderMarkdownTable, renderSummaryMarkdown } from "./tables.js";
+
+/** The parts of the Markdown report, in the order they are printed. */
+export type MarkdownSection = "summary" | "rates" | "repeated" | "comparisons" | "slices";
+
+/** Every section. */
+export const ALL_SECTIONS: readonly MarkdownSection[] = [
+  "summary",
+  "rates",
+  "repeated",
+  "comparisons",
+  "slices",
+];
+
+const right = (count: number, leftColumns = 1): boolean[] =>
+  Array.from({ length: count }, (_, column) => column >= leftColumns);
+
+/** The k columns of a pass@k table: all of 1..K up to ten, else a readable subset. */
+export function passColumns(maxK: number): number[] {
+  if (maxK <= 10) return Array.from({ length: maxK }, (_, i) => i + 1);
+  return [...new Set([1, 2, 3, 5, 10, 15, 20, 25, 50, 100].filter((k) => k < maxK).concat(maxK))];
+}
+
+function renderRates(report: SuiteReport): string {
+  const rows = report.tools.map(({ label, summary: row }) => [
+    label,
+    percent(row.resolve_rate),
+    percentInterval(row.resolve_rate_ci_low, row.resolve_rate_ci_high),
+    String(row.trials),
+    percentInterval(row.resolve_rate_boot_low, row.resolve_rate_boot_high),
+    String(row.tasks),
+    dollars(row.cost_total),
+    dollars(row.cost_per_resolved),
+    seconds(row.latency_p90_s),
+    tokens(row.input_tokens_mean),
+    tokens(row.output_tokens_mean),
+    tokens(
+      row.cache_read_tokens_mean === null && row.cache_write_tokens_mean === null
+        ? null
+        : (row.cache_read_tokens_mean ?? 0) + (row.cache_write_tokens_mean ?? 0),
+    ),
+  ]);
+  const header = [
+    "tool",
+    "resolve rate",
+    "95% CI (Wilson)",
+    "trials",
+    "95% CI (bootstrap)",
+    "tasks",
+    "total cost",
+    "cost/resolved",
+    "p90 latency",
+    "input tokens",
+    "output tokens",
+    "cache tokens",
+  ];
+  const infra = report.tools.filter((tool) => tool.summary.infra_errors > 0);
+  const notes = [
+    "The Wilson interval counts trials; the bootstrap resamples tasks (seeded), so repeated trials of one task are not taken as independent. Latency is the tool's own run time; tokens are means per trial that reported them.",
+    infra.length === 0
+      ? "No infrastructure errors."
+      : `Infrastructure errors, left out of every rate: ${infra.map((tool) => `${tool.label} ${String(tool.summary.infra_errors)}`).join(", ")}.`,
+  ];
+  return `### Resolve rate, cost and tokens\n\n${renderMarkdownTable(header, rows, right(header.length))}\n\n${notes.join("\n\n")}\n`;
+}
+
+function renderRepeated(report: SuiteReport): string {
+  const repeated = report.tools.filter((tool) => tool.summary.trials_per_task > 1);
+  const ks = passColumns(Math.max(...repeated.map((tool) => tool.passAtK.length)));
+  const passRows = repeated.flatMap((tool) =>
+    (["pass@k", "pass^k"] as const).map((metric) => [
+      tool.label,
+      metric,
+      ...ks.map((k) => {
+        const point = tool.passAtK[k - 1];
+        return point === undefined
+          ? "–"
+          : percent(metric === "pass@k" ? point.passAtK : point.passHatK);
+      }),
+    ]),
+  );
+  const passTable = renderMarkdownTable(
+    ["tool", "metric", ...ks.map((k) => `k=${String(k)}`)],
+    passRows,
+    right(ks.length + 2, 2),
+  );
+  const consistencyTable = renderMarkdownTable(
+    [
+      "tool",
+      "trials/task",
+      "mean consistency",
+      "flip rate",
+      "rate variance across trials",
+      "inconsistent tasks",
+    ],
+    repeated.map((tool) => [
+      tool.label,
+      String(tool.summary.trials_per_task),
+      percent(tool.summary.mean_consistency),
+      percent(tool.summary.flip_rate),
+      decimal(tool.summary.rate_variance, 4),
+      `${String(tool.tasks.filter((line) => line.consistency !== null && line.resolved > 0 && line.resolved < line.trials).length)}/${String(tool.tasks.filter((line) => line.consistency !== null).length)}`,
+    ]),
+    right(6),
+  );
+  const shaky = repeated
+    .flatMap((tool) =>
+      tool.tasks
+        .filter((line) => line.consistency !== null && line.consistency < 1)
+        .map((line) => ({ tool, line })),
+    )
+    .sort(
+      (x, y) =>
+        (x.line.consistency ?? 1) - (y.line.consistency ?? 1) ||
+        (y.line.flipRate ?? 0) - (x.line.flipRate ?? 0),
+    )
+    .slice(0, 10);
+  const shakyTable =
+    shaky.length === 0
+      ? "Every task had the same outcome in all its trials."
+      : `Least consistent tasks:\n\n${renderMarkdownTable(
+          ["tool", "task", "resolved", "consistency", "flip rate"],
+          shaky.map(({ tool, line }) => [
+            tool.label,
+            line.taskId,
+            `${String(line.resolved)}/${String(line.trials)}`,
+            percent(line.consistency),
+            percent(line.flipRate),
+          ]),
+          [false, false, true, true, true],
+        )}`;
+  return `### Repeated trials\n\npass@k: the chance that at least one of k trials resolves a task; pass^k: that all k do (unbiased estimators, mean over tasks; k up to the fewest graded trials any task has).\n\n${passTable}\n\n${consistencyTable}\n\n${shakyTable}\n`;
+}
+
+function renderComparisons(report: SuiteReport): string {
+  if (report.comparisons.length === 0)
+    return "### Paired comparisons\n\nOne tool: nothing to compare.\n";
+  const sentences = report.comparisons.map((comparison) => `- ${comparison.sentence}`).join("\n");
+  const table = renderMarkdownTable(
+    [
+      "a",
+      "b",
+      "shared tasks",
+      "a rate",
+      "b rate",
+      "a - b [95% CI]",
+      "only a",
+      "only b",
+      "McNemar",
+      "Wilcoxon",
+      "p (adjusted)",
+      "verdict (a vs b)",
+    ],
+    report.comparisons.map((c) => [
+      c.a,
+      c.b,
+      String(c.tasks),
+      percent(c.aRate),
+      percent(c.bRate),
+      describeDifference(c),
+      String(c.aOnly),
+      String(c.bOnly),
+      pValue(c.pMcnemar).replace("p = ", ""),
+      pValue(c.pWilcoxon).replace("p = ", ""),
+      pValue(c.pAdjusted).replace("p = ", ""),
+      c.verdict,
+    ]),
+    right(11, 2),
+  );
+  const method = `Only tasks both tools have graded trials on count. The test is McNemar's exact test on per-task outcomes when each tool has one trial per task, else the Wilcoxon signed-rank test on per-task resolve rates${report.tools.length > 2 ? "; p-values are Holm-adjusted over all pairs" : ""}. Level ${String(report.level)}.`;
+  return `### Paired comparisons\n\n${sentences}\n\n${table}\n\n${method}\n`;
+}
+
+/** One slice table: a row per value, a column per tool. */
+export function renderSliceMarkdown(slice: SliceTable, tools: readonly ToolReport[]): string {
+  const rows = slice.rows.map((row) => [
+    row.value,
+    String(row.tasks),
+    ...row.cells.map((cell) =>
+      cell.trials === 0
+        ? "–"
+        : `${percent(cell.rate)} ${percentInterval(cell.low, cell.high)} (${String(cell.resolved)}/${String(cell.trials)})`,
+    ),
+  ]);
+  return `#### ${slice.title}\n\n${renderMarkdownTable([slice.field, "tasks", ...tools.map((tool) => tool.label)], rows, right(tools.length + 2))}\n`;
+}
+
+function renderSlices(report: SuiteReport): string {
+  if (report.slices.length === 0)
+    return "### Slices\n\nThe runs hold no task facts (tasks.json); rerun them to slice by repository and difficulty.\n";
+  return `### Slices\n\nEach cell: resolve rate, 95% Wilson interval, resolved/trials.\n\n${report.slices.map((slice) => renderSliceMarkdown(slice, report.tools)).join("\n")}`;
+}
+
+/** The report as Markdown; the first table is the one `lab report` has always printed. */
+export function renderReportMarkdown(
+  report: SuiteReport,
+  sections: readonly MarkdownSection[] = ALL_SECTIONS,
+  options: { readonly heading?: boolean } = {},
+): string {
+  const parts: string[] = [];
+  for (const section of sections) {
+    if (section === "summary") {
+      const summary = renderSummaryMarkdown(
+        report.suite,
+        report.tools.map((tool) => tool.summary),
+      );
+      // Without its "## suite" heading, for a page that has its own (the tier READMEs).
+      parts.push(options.heading === false ? summary.replace(/^## .*\n\n/, "") : summary);
+    }
+    if (section === "rates") parts.push(renderRates(report));
+    if (section === "repeated" && report.isRepeated) parts.push(renderRepeated(report));
+    if (section === "comparisons") parts.push(renderComparisons(report));
+    if (section === "slices") parts.push(renderSlices(report));
+  }
+  return parts.join("\n");
+}

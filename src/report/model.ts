@@ -1,0 +1,253 @@
+/**
+ * The suite report as data: a pure function of stored runs and task facts. Every rendering
+ * (Markdown, JSON, CSV, HTML, the tier READMEs) is made from this one model.
+ */
+import type { Outcome, RunRecord } from "../core/index.js";
+import type { RunTasks, TrialRow } from "../store/index.js";
+import { points, pValue } from "./format.js";
+import { buildSlices, type SliceTable } from "./slices.js";
+import { compareTools, type NamedComparison } from "./compare.js";
+import { consistency, flipRate, passAtK, passHatK, type TaskTallies } from "./stats.js";
+import { groupByTask, summarizeRun, type SummaryOptions, type ToolSummary } from "./summary.js";
+
+/** A run as the report reads it from the store. */
+export interface ReportRun {
+  readonly record: RunRecord;
+  readonly trials: readonly TrialRow[];
+}
+
+/** How a report is made. */
+export interface ReportOptions extends SummaryOptions {
+  /** Significance level of the verdicts; 0.05 by default. */
+  readonly level?: number;
+  /** Metadata fields to slice by, beside repository and difficulty. */
+  readonly slices?: readonly string[];
+}
+
+/** One trial in the per-task grid. */
+export interface TrialCell {
+  readonly trial: number;
+  /** resolved, unresolved, or infra_error (left out of every rate). */
+  readonly status: "resolved" | "unresolved" | "infra_error";
+  readonly kind: Outcome["kind"];
+}
+
+/** One tool's record on one task. */
+export interface TaskLine {
+  readonly taskId: string;
+  /** Graded trials and resolved ones. */
+  readonly trials: number;
+  readonly resolved: number;
+  /** Share of trials agreeing with the majority; null below two graded trials. */
+  readonly consistency: number | null;
+  readonly flipRate: number | null;
+  /** Every finished trial, infra errors included, in trial order. */
+  readonly cells: readonly TrialCell[];
+}
+
+/** pass@k and pass^k at one k (1..K, K the fewest graded trials of any attempted task). */
+export interface PassAtKPoint {
+  readonly k: number;
+  readonly tasks: number;
+  readonly passAtK: number;
+  readonly passHatK: number;
+}
+
+/** The resolve rate of one trial number (every task's trial 1, trial 2, ...). */
+export interface TrialRate {
+  readonly trial: number;
+  readonly trials: number;
+  readonly resolved: number;
+  readonly rate: number;
+}
+
+/** Everything the report says about one tool. */
+export interface ToolReport {
+  /** The tool's name, or its run id when two runs of one tool are reported. */
+  readonly label: string;
+  readonly summary: ToolSummary;
+  /** k = 1..K over every attempted task, K the fewest graded trials any of them has. */
+  readonly passAtK: readonly PassAtKPoint[];
+  readonly trialRates: readonly TrialRate[];
+  readonly tasks: readonly TaskLine[];
+}
+
+/** A pair of tools compared, with the verdict in words. */
+export interface ComparisonReport extends NamedComparison {
+  /** pAdjusted is Holm's correction over every pair. */
+  readonly isHolmAdjusted: boolean;
+  readonly sentence: string;
+}
+
+/** The whole report. */
+export interface SuiteReport {
+  readonly suite: string;
+  readonly level: number;
+  /** Coverage of every interval. */
+  readonly confidence: number;
+  readonly resamples: number;
+  readonly seed: number;
+  /** Some tool has two or more graded trials on a task. */
+  readonly isRepeated: boolean;
+  /** Every task any tool has a finished trial on, sorted. */
+  readonly taskIds: readonly string[];
+  readonly tools: readonly ToolReport[];
+  readonly comparisons: readonly ComparisonReport[];
+  readonly slices: readonly SliceTable[];
+}
+
+function passCurve(graded: readonly (readonly boolean[])[], maxK: number): PassAtKPoint[] {
+  const tallies = graded.map((outcomes) => ({
+    trials: outcomes.length,
+    resolved: outcomes.filter(Boolean).length,
+  }));
+  const curve: PassAtKPoint[] = [];
+  for (let k = 1; k <= maxK; k++) {
+    let tasks = 0;
+    let sumAt = 0;
+    let sumHat = 0;
+    for (const { trials, resolved } of tallies) {
+      if (trials < k) continue;
+      tasks++;
+      sumAt += passAtK(trials, resolved, k);
+      sumHat += passHatK(trials, resolved, k);
+    }
+    curve.push({ k, tasks, passAtK: sumAt / tasks, passHatK: sumHat / tasks });
+  }
+  return curve;
+}
+
+function testName(comparison: NamedComparison): string {
+  return comparison.test === "mcnemar" ? "McNemar exact test" : "Wilcoxon signed-rank test";
+}
+
+/** The verdict in plain words, naming first the tool with the higher resolve rate. */
+export function describeComparison(
+  comparison: NamedComparison,
+  level: number,
+  pairs: number,
+): string {
+  const { a, b, tasks, difference, interval } = comparison;
+  if (tasks === 0) return `${a} and ${b} have no graded task in common: not compared.`;
+  // The tool with the higher rate is named first, so the effect reads as a positive number.
+  const isWorse = difference < 0;
+  const sign = isWorse ? -1 : 1;
+  const low = isWorse ? -interval.high : interval.low;
+  const high = isWorse ? -interval.low : interval.high;
+  const effect = `${points(sign * difference)} points [95% CI ${points(low)}, ${points(high)}]`;
+  const holm = pairs > 1 ? `, Holm-adjusted over ${String(pairs)} pairs` : "";
+  const p = `${pValue(comparison.pAdjusted)} (${testName(comparison)}${holm})`;
+  const shared = `on ${String(tasks)} shared task${tasks === 1 ? "" : "s"}`;
+  const [first, second] = isWorse ? [b, a] : [a, b];
+  const head =
+    comparison.verdict === "tied"
+      ? `${first} and ${second} are tied at the ${String(level)} level`
+      : `${first} is better than ${second}`;
+  return `${head}: ${effect}, ${p}, ${shared}.`;
+}
+
+/** Builds the report of some runs of one suite (tools in the order given). */
+export function buildReport(
+  suite: string,
+  runs: readonly ReportRun[],
+  tasks: RunTasks,
+  options: ReportOptions = {},
+): SuiteReport {
+  const level = options.level ?? 0.05;
+  const resamples = options.resamples ?? 10_000;
+  const seed = options.seed ?? 0;
+  const toolCounts = new Map<string, number>();
+  for (const run of runs)
+    toolCounts.set(run.record.tool, (toolCounts.get(run.record.tool) ?? 0) + 1);
+
+  const tools: ToolReport[] = [];
+  const grouped: { label: string; groups: ReturnType<typeof groupByTask> }[] = [];
+  const taskIds = new Set<string>();
+  for (const run of runs) {
+    const label = (toolCounts.get(run.record.tool) ?? 0) > 1 ? run.record.runId : run.record.tool;
+    const groups = groupByTask(run.trials);
+    const attempted = groups.map((group) => group.graded).filter((graded) => graded.length > 0);
+    grouped.push({ label, groups });
+    const summary = summarizeRun(run.record, run.trials, { resamples, seed }, groups);
+    const trialTallies = new Map<number, { trials: number; resolved: number }>();
+    for (const row of run.trials) {
+      taskIds.add(row.taskId);
+      if (row.kind === "infra_error") continue;
+      const tally = trialTallies.get(row.trial) ?? { trials: 0, resolved: 0 };
+      trialTallies.set(row.trial, {
+        trials: tally.trials + 1,
+        resolved: tally.resolved + (row.resolved === true ? 1 : 0),
+      });
+    }
+    tools.push({
+      label,
+      summary,
+      passAtK: passCurve(
+        attempted,
+        attempted.reduce(
+          (fewest, outcomes) => Math.min(fewest, outcomes.length),
+          attempted.length === 0 ? 0 : Infinity,
+        ),
+      ),
+      trialRates: [...trialTallies.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([trial, tally]) => ({ trial, ...tally, rate: tally.resolved / tally.trials })),
+      tasks: groups.map((group) => ({
+        taskId: group.taskId,
+        trials: group.graded.length,
+        resolved: group.graded.filter(Boolean).length,
+        consistency: group.graded.length < 2 ? null : consistency(group.graded),
+        flipRate: group.graded.length < 2 ? null : flipRate(group.graded),
+        cells: group.rows.map((row) => ({
+          trial: row.trial,
+          status:
+            row.kind === "infra_error"
+              ? "infra_error"
+              : row.resolved === true
+                ? "resolved"
+                : "unresolved",
+          kind: row.kind,
+        })),
+      })),
+    });
+  }
+
+  const tallies = new Map<string, TaskTallies>();
+  for (const tool of tools) {
+    tallies.set(
+      tool.label,
+      new Map(
+        tool.tasks
+          .filter((line) => line.trials > 0)
+          .map((line) => [line.taskId, { trials: line.trials, resolved: line.resolved }]),
+      ),
+    );
+  }
+  const compared = compareTools(tallies, { level, resamples, seed });
+  const pairs = compared.length;
+  const comparisons = compared.map((comparison) => ({
+    ...comparison,
+    isHolmAdjusted: tools.length > 2,
+    sentence: describeComparison(comparison, level, tools.length > 2 ? pairs : 1),
+  }));
+
+  return {
+    suite,
+    level,
+    confidence: 0.95,
+    resamples,
+    seed,
+    isRepeated: tools.some((tool) => tool.summary.trials_per_task > 1),
+    taskIds: [...taskIds].sort(),
+    tools,
+    comparisons,
+    slices: buildSlices(grouped, tasks, options.slices),
+  };
+}
+
+/** A difference with its interval, in points: "+5.0 [-10.0, +20.0]". */
+export function describeDifference(comparison: NamedComparison): string {
+  const { difference, interval } = comparison;
+  if (comparison.tasks === 0) return "–";
+  return `${points(difference)} [${points(interval.low)}, ${points(interval.high)}]`;
+}

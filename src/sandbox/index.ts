@@ -1,0 +1,11 @@
+export { createBwrapProvider } from "./bwrap.js";
+export { createNoneProvider } from "./none.js";
+export {
+  DEFAULT_SANDBOX,
+  resolveSandboxProvider,
+  SANDBOX_PROVIDERS,
+  type SandboxProviderOptions,
+} from "./registry.js";
+export { describeLimitEnforcement } from "./confine.js";
+export { diskUsageBytes, watchDiskUsage } from "./disk-usage.js";
+export { detectCgroups, type CgroupSupport } from "./cgroup.js";

@@ -1,0 +1,39 @@
+import { UsageError, type SandboxProvider } from "../core/index.js";
+import { createBwrapProvider } from "./bwrap.js";
+import { SYSTEM_PATH } from "./confine.js";
+import { createNoneProvider } from "./none.js";
+
+/** What a provider factory may be told. */
+export interface SandboxProviderOptions {
+  /** lab's PATH, where the provider's own programs (bwrap) are looked for, then the system's. */
+  readonly pathEnv?: string;
+}
+
+/** Sandbox providers by the name `--sandbox` takes. `docker` is not built yet. */
+export const SANDBOX_PROVIDERS: Readonly<
+  Record<string, (options: SandboxProviderOptions) => SandboxProvider>
+> = {
+  bwrap: (options) =>
+    createBwrapProvider({
+      pathEnv: options.pathEnv === undefined ? SYSTEM_PATH : `${options.pathEnv}:${SYSTEM_PATH}`,
+    }),
+  none: () => createNoneProvider(),
+};
+
+/** The provider used when none is named: bubblewrap, which fails with how to install it if missing. */
+export const DEFAULT_SANDBOX = "bwrap";
+
+/** The provider called `name`; a usage error listing the others when there is none. */
+export function resolveSandboxProvider(
+  name: string,
+  options: SandboxProviderOptions = {},
+): SandboxProvider {
+  const factory = SANDBOX_PROVIDERS[name];
+  if (factory === undefined) {
+    throw new UsageError(
+      `Unknown sandbox "${name}".`,
+      `Sandboxes: ${Object.keys(SANDBOX_PROVIDERS).join(", ")}.`,
+    );
+  }
+  return factory(options);
+}

@@ -1,0 +1,370 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { EnvironmentEntry, SwebenchRow } from "../../src/datasets/index.js";
+import { generateSwebench, type SwebenchGenResult } from "../../src/gen/index.js";
+import type { Tool } from "../../src/core/index.js";
+import { renderSwebenchReport } from "../../src/report/swebench-format.js";
+import { runSuite } from "../../src/runner/index.js";
+import { readRunRecord, runPaths } from "../../src/store/index.js";
+import {
+  createGoldTool,
+  createNoopTool,
+  createPredictionsTool,
+  readPredictions,
+} from "../../src/tools/index.js";
+import { pyproject } from "../helpers/fixture-suite.js";
+import { testEnvironment } from "../helpers/lab.js";
+import { sharedCacheDir, tempDir } from "../helpers/temp.js";
+
+const root = tempDir();
+const mirrors = path.join(root, "mirrors");
+const repoDir = path.join(mirrors, "acme", "widget");
+const suiteDir = path.join(root, "evals", "swebench");
+const env = {
+  ...process.env,
+  GIT_CONFIG_GLOBAL: "/dev/null",
+  GIT_AUTHOR_NAME: "t",
+  GIT_AUTHOR_EMAIL: "t@t",
+  GIT_COMMITTER_NAME: "t",
+  GIT_COMMITTER_EMAIL: "t@t",
+};
+const git = (...args: string[]) =>
+  execFileSync("git", args, { cwd: repoDir, env, encoding: "utf8" }).trim();
+const write = (file: string, text: string) => {
+  mkdirSync(path.dirname(path.join(repoDir, file)), { recursive: true });
+  writeFileSync(path.join(repoDir, file), text);
+};
+
+let base = "";
+let goldPatch = "";
+let testPatch = "";
+let result: SwebenchGenResult;
+
+const TEST_LOW =
+  "from widget import clamp\n\n\ndef test_low():\n    assert clamp(-5, 0, 10) == 0\n";
+const TEST_BOTH = `${TEST_LOW}\n\ndef test_high():\n    assert clamp(50, 0, 10) == 10\n`;
+
+function row(
+  id: string,
+  extra: Partial<Record<keyof SwebenchRow, unknown>> = {},
+): Record<string, unknown> {
+  return {
+    instance_id: id,
+    repo: "acme/widget",
+    base_commit: base,
+    patch: goldPatch,
+    test_patch: testPatch,
+    problem_statement: "clamp() ignores the upper bound: clamp(50, 0, 10) returns 50.",
+    hints_text: "Look at max/min.",
+    created_at: "2024-01-01T00:00:00Z",
+    version: "0.1",
+    FAIL_TO_PASS: JSON.stringify(["tests/test_clamp.py::test_high"]),
+    PASS_TO_PASS: JSON.stringify(["tests/test_clamp.py::test_low"]),
+    ...extra,
+  };
+}
+
+const environment: EnvironmentEntry = {
+  repo: "acme/widget",
+  version: "0.1",
+  python: "3.11",
+  pins: ["pytest==8.3.4", "pluggy==1.5.0", "iniconfig==2.0.0", "packaging==24.2"],
+  preInstall: [],
+  install: "pip install -e . --no-deps",
+  testCommand: "pytest -rA",
+  env: {},
+  logParser: "pytest",
+  notes: [],
+  unmapped: [],
+  services: [],
+};
+
+beforeAll(async () => {
+  mkdirSync(repoDir, { recursive: true });
+  git("init", "-q", "-b", "main");
+  write("pyproject.toml", pyproject("widget"));
+  write(".gitignore", "__pycache__/\n");
+  write("src/widget/__init__.py", "def clamp(value, low, high):\n    return max(low, value)\n");
+  write("tests/test_clamp.py", TEST_LOW);
+  git("add", "-A");
+  git("commit", "-qm", "widget 0.1");
+  git("tag", "-a", "v0.1", "-m", "0.1");
+  base = git("rev-parse", "HEAD");
+  write(
+    "src/widget/__init__.py",
+    "def clamp(value, low, high):\n    return min(high, max(low, value))\n",
+  );
+  write("tests/test_clamp.py", TEST_BOTH);
+  git("add", "-A");
+  git("commit", "-qm", "fix clamp");
+  git("tag", "v0.2");
+  goldPatch = git("diff", base, "HEAD", "--", "src") + "\n";
+  testPatch = git("diff", base, "HEAD", "--", "tests") + "\n";
+  write("NEWS", "the fix is in 0.2\n");
+  git("add", "-A");
+  git("commit", "-qm", "later work");
+
+  const harmless = goldPatch.replace(
+    "+    return min(high, max(low, value))",
+    "+    return max(low, value)  # unchanged behaviour",
+  );
+  const dataset = path.join(root, "dataset.json");
+  writeFileSync(
+    dataset,
+    JSON.stringify([
+      row("acme__widget-1"),
+      row("acme__widget-2", {
+        FAIL_TO_PASS: JSON.stringify(["tests/test_clamp.py::test_low"]),
+        PASS_TO_PASS: "[]",
+      }),
+      row("acme__widget-3", { patch: harmless }),
+      row("django__django-7", { repo: "django/django" }),
+      row("acme__widget-4", { base_commit: "zz" }),
+    ]),
+  );
+  result = await generateSwebench(
+    {
+      suiteDir,
+      dataset: { file: dataset, name: "lite", split: "test", endpoint: "http://127.0.0.1:9" },
+      selection: { all: true },
+      repos: { cacheDir: path.join(suiteDir, ".cache"), mirrorsDir: mirrors },
+      environment: testEnvironment(),
+      validate: true,
+      proofRuns: 2,
+      hints: false,
+      concurrency: 2,
+      testTimeoutMs: 120_000,
+      labVersion: "test",
+      signal: new AbortController().signal,
+      environmentOf: (entry) => (entry.repo === "acme/widget" ? environment : null),
+    },
+    { emit: () => undefined },
+  );
+}, 300_000);
+
+describe("lab gen --suite swebench", () => {
+  it("keeps only the instance its gold patch proves, and gives every drop a specific reason", () => {
+    expect(result.kept).toEqual(["acme__widget-1"]);
+    expect(result.dropped.map(({ instance_id, category }) => ({ instance_id, category }))).toEqual([
+      { instance_id: "acme__widget-2", category: "passes_without_fix" },
+      { instance_id: "acme__widget-3", category: "gold_fails" },
+      { instance_id: "acme__widget-4", category: "invalid_row" },
+      { instance_id: "django__django-7", category: "no_environment" },
+    ]);
+    const reasons = Object.fromEntries(
+      result.dropped.map((drop) => [drop.instance_id, drop.reason]),
+    );
+    expect(reasons["acme__widget-2"]).toBe(
+      "FAIL_TO_PASS tests pass without the fix: tests/test_clamp.py::test_low",
+    );
+    expect(reasons["acme__widget-3"]).toBe(
+      "gold fails 1 test(s): tests/test_clamp.py::test_high (FAILED)",
+    );
+    expect(reasons["acme__widget-4"]).toBe("invalid row: base_commit: a 40-character commit hash");
+    expect(reasons["django__django-7"]).toBe("lab has no environment spec for django/django 0.1");
+  });
+
+  it("renders tasks with nothing of the oracle beside them, and removes dropped ones", () => {
+    expect(readdirSync(path.join(suiteDir, "tasks"))).toEqual(["acme__widget-1"]);
+    expect(readdirSync(path.join(suiteDir, "oracle"))).toEqual(["acme__widget-1"]);
+    const taskDir = path.join(suiteDir, "tasks", "acme__widget-1");
+    expect(readdirSync(taskDir).sort()).toEqual([
+      "check.sh",
+      "prompt.txt",
+      "setup.sh",
+      "task.json",
+    ]);
+    for (const file of readdirSync(taskDir)) {
+      const text = readFileSync(path.join(taskDir, file), "utf8");
+      expect(text).not.toContain("min(high");
+      expect(text).not.toContain("test_high");
+    }
+    const prompt = readFileSync(path.join(taskDir, "prompt.txt"), "utf8");
+    expect(prompt).toMatch(/^clamp\(\) ignores the upper bound/);
+    expect(prompt).not.toContain("Look at max/min.");
+    expect(JSON.parse(readFileSync(path.join(taskDir, "task.json"), "utf8"))).toMatchObject({
+      id: "acme__widget-1",
+      repo: "acme/widget",
+      baseCommit: base,
+      metadata: { goldFiles: 1, goldLines: 2, hasStackTrace: false },
+    });
+    expect(
+      JSON.parse(
+        readFileSync(path.join(suiteDir, "oracle", "acme__widget-1", "tests.json"), "utf8"),
+      ),
+    ).toEqual({
+      FAIL_TO_PASS: ["tests/test_clamp.py::test_high"],
+      PASS_TO_PASS: ["tests/test_clamp.py::test_low"],
+    });
+  });
+
+  it("hands tools a work tree whose history ends at the base commit, with earlier tags only", () => {
+    const tree = path.join(root, "tree");
+    execFileSync("bash", [path.join(suiteDir, "tasks", "acme__widget-1", "setup.sh"), tree]);
+    const inTree = (...args: string[]) =>
+      execFileSync("git", args, { cwd: tree, encoding: "utf8" }).trim();
+    expect(inTree("rev-parse", "HEAD")).toBe(base);
+    expect(inTree("rev-list", "--all")).toBe(base);
+    expect(inTree("tag")).toBe("v0.1");
+    expect(inTree("remote")).toBe("");
+    const objects = inTree("cat-file", "--batch-all-objects", "--batch-check=%(objecttype)").split(
+      "\n",
+    );
+    expect(objects.filter((type) => type === "commit")).toHaveLength(1);
+    expect(existsSync(path.join(tree, "NEWS"))).toBe(false);
+  });
+
+  it("resumes: a second gen reuses the stored proofs instead of proving again", async () => {
+    const dataset = path.join(root, "dataset.json");
+    const started = Date.now();
+    const again = await generateSwebench(
+      {
+        suiteDir,
+        dataset: { file: dataset, name: "lite", split: "test", endpoint: "http://127.0.0.1:9" },
+        selection: { instances: ["acme__widget-1", "acme__widget-2"], all: false },
+        repos: { cacheDir: path.join(suiteDir, ".cache"), mirrorsDir: mirrors },
+        environment: testEnvironment(),
+        validate: true,
+        proofRuns: 2,
+        hints: false,
+        concurrency: 1,
+        testTimeoutMs: 120_000,
+        labVersion: "test",
+        signal: new AbortController().signal,
+        environmentOf: () => environment,
+      },
+      { emit: () => undefined },
+    );
+    expect(again.kept).toEqual(["acme__widget-1"]);
+    expect(again.dropped.map((drop) => drop.category)).toEqual([
+      "passes_without_fix",
+      "invalid_row",
+    ]);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});
+
+describe("grading the generated suite", () => {
+  const runConfig = async (tool: Tool, runId: string, taskIds?: string[]) => {
+    const { resolveRunConfig, resolveSettings, configFileSchema } =
+      await import("../../src/config/index.js");
+    const settings = resolveSettings(
+      { evalsDir: path.join(root, "evals"), runsDir: path.join(root, "runs") },
+      { ...process.env, LAB_CACHE_DIR: sharedCacheDir },
+      root,
+    );
+    return resolveRunConfig({
+      flags: { suite: "swebench", runId, tasks: taskIds },
+      env: process.env,
+      file: configFileSchema.parse({}),
+      settings,
+      tool,
+      labVersion: "test",
+      signal: new AbortController().signal,
+    });
+  };
+  const quiet = { emit: () => undefined };
+  const never = new AbortController().signal;
+
+  it("resolves every kept task with gold and none with noop", async () => {
+    const gold = await runSuite(await runConfig(createGoldTool(), "gold"), quiet, never);
+    expect(gold.summary).toMatchObject({ trials: 1, resolved: 1, infraErrors: 0 });
+    const noop = await runSuite(await runConfig(createNoopTool(), "noop"), quiet, never);
+    expect(noop.summary).toMatchObject({ trials: 1, resolved: 0, infraErrors: 0 });
+  }, 300_000);
+
+  it("grades a predictions file like gold, and writes upstream's run report", async () => {
+    const file = path.join(root, "preds.jsonl");
+    writeFileSync(
+      file,
+      `${JSON.stringify({ instance_id: "acme__widget-1", model_name_or_path: "gold-as-model", model_patch: goldPatch })}\n`,
+    );
+    const predictions = readPredictions(file);
+    const run = await runSuite(
+      await runConfig(createPredictionsTool(predictions), "preds", ["acme__widget-1"]),
+      quiet,
+      never,
+    );
+    expect(run.results[0]).toMatchObject({
+      taskId: "acme__widget-1",
+      resolved: true,
+      toolVersion: "gold-as-model",
+    });
+    const record = await readRunRecord(runPaths(path.join(root, "runs"), "preds"));
+    expect(renderSwebenchReport(record, run.results, ["acme__widget-1"])).toEqual({
+      total_instances: 1,
+      submitted_instances: 1,
+      completed_instances: 1,
+      resolved_instances: 1,
+      unresolved_instances: 0,
+      empty_patch_instances: 0,
+      error_instances: 0,
+      completed_ids: ["acme__widget-1"],
+      incomplete_ids: [],
+      empty_patch_ids: [],
+      submitted_ids: ["acme__widget-1"],
+      resolved_ids: ["acme__widget-1"],
+      unresolved_ids: [],
+      error_ids: [],
+      schema_version: 2,
+    });
+
+    const mixed = path.join(root, "mixed.json");
+    writeFileSync(
+      mixed,
+      JSON.stringify([{ instance_id: "acme__widget-1", model_name_or_path: "m", model_patch: "" }]),
+    );
+    const empty = await runSuite(
+      await runConfig(createPredictionsTool(readPredictions(mixed)), "empty", ["acme__widget-1"]),
+      quiet,
+      never,
+    );
+    const emptyReport = renderSwebenchReport(
+      await readRunRecord(runPaths(path.join(root, "runs"), "empty")),
+      empty.results,
+      ["acme__widget-1"],
+    );
+    expect(emptyReport).toMatchObject({
+      empty_patch_instances: 1,
+      empty_patch_ids: ["acme__widget-1"],
+      completed_instances: 0,
+      resolved_instances: 0,
+    });
+
+    const garbage = path.join(root, "garbage.json");
+    writeFileSync(
+      garbage,
+      JSON.stringify([
+        {
+          instance_id: "acme__widget-1",
+          model_name_or_path: "m",
+          model_patch:
+            "diff --git a/nope.py b/nope.py\n--- a/nope.py\n+++ b/nope.py\n@@ -1 +1 @@\n-x\n+y\n",
+        },
+      ]),
+    );
+    const broken = await runSuite(
+      await runConfig(createPredictionsTool(readPredictions(garbage)), "garbage", [
+        "acme__widget-1",
+      ]),
+      quiet,
+      never,
+    );
+    expect(broken.results[0]).toMatchObject({ resolved: false, patchApplied: false });
+    expect(
+      renderSwebenchReport(
+        await readRunRecord(runPaths(path.join(root, "runs"), "garbage")),
+        broken.results,
+        ["acme__widget-1"],
+      ),
+    ).toMatchObject({ error_ids: ["acme__widget-1"], completed_ids: [] });
+  }, 300_000);
+
+  it("rejects a predictions file without instance ids, naming the entry", () => {
+    const file = path.join(root, "bad-preds.json");
+    writeFileSync(file, JSON.stringify([{ model_patch: "x" }]));
+    expect(() => readPredictions(file)).toThrow(/bad-preds\.json: entry 1 has no instance_id/);
+  });
+});

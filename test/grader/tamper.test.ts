@@ -1,0 +1,119 @@
+import { describe, expect, it } from "vitest";
+import { detectTestTampering } from "../../src/grader/tamper.js";
+
+/** A git diff adding or changing one file, from its new lines (and context before them). */
+function diff(
+  file: string,
+  added: string[],
+  options: { isNew?: boolean; context?: string[]; hunk?: string } = {},
+): string {
+  const header =
+    options.isNew === true
+      ? [
+          `diff --git a/${file} b/${file}`,
+          "new file mode 100644",
+          "index 0000000..1111111",
+          "--- /dev/null",
+          `+++ b/${file}`,
+        ]
+      : [
+          `diff --git a/${file} b/${file}`,
+          "index 1111111..2222222 100644",
+          `--- a/${file}`,
+          `+++ b/${file}`,
+        ];
+  const context = options.context ?? [];
+  return [
+    ...header,
+    `@@ -1,${String(context.length)} +1,${String(context.length + added.length)} @@${options.hunk === undefined ? "" : ` ${options.hunk}`}`,
+    ...context.map((line) => ` ${line}`),
+    ...added.map((line) => `+${line}`),
+    "",
+  ].join("\n");
+}
+
+const testPatch = diff("tests/test_add.py", ["def test_two():", "    assert add(1, 1) == 2"]);
+const fix = diff("src/pkg/__init__.py", ["    return a + b"], { context: ["def add(a, b):"] });
+
+describe("detectTestTampering", () => {
+  it("finds nothing in an honest fix, or in changes to the test files the hidden tests replace", () => {
+    expect(detectTestTampering(fix, testPatch)).toEqual([]);
+    expect(
+      detectTestTampering(diff("tests/test_add.py", ["def test_two(): pass"]), testPatch),
+    ).toEqual([]);
+    expect(detectTestTampering("", testPatch)).toEqual([]);
+  });
+
+  it("flags a conftest.py anywhere, added, changed or deleted", () => {
+    const deleted =
+      "diff --git a/tests/conftest.py b/tests/conftest.py\ndeleted file mode 100644\n--- a/tests/conftest.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-import pytest\n";
+    expect(
+      detectTestTampering(
+        fix +
+          diff("conftest.py", ["import pytest"], { isNew: true }) +
+          diff("pkg/sub/conftest.py", ["x = 1"]) +
+          deleted,
+        testPatch,
+      ),
+    ).toEqual([
+      "conftest.py: adds a pytest conftest.py",
+      "pkg/sub/conftest.py: changes a pytest conftest.py",
+      "tests/conftest.py: deletes a pytest conftest.py",
+    ]);
+  });
+
+  it("flags pytest's settings and start-up hooks, and modules shadowing pytest", () => {
+    const patch = [
+      diff("pytest.ini", ["addopts = -p no:python"], { isNew: true }),
+      diff("sitecustomize.py", ["import os"], { isNew: true }),
+      diff("lib/zz.pth", ["import hack"], { isNew: true }),
+      diff("_pytest/runner.py", ["x = 1"], { isNew: true }),
+      diff("pytest.py", ["x = 1"], { isNew: true }),
+    ].join("");
+    expect(detectTestTampering(patch, testPatch)).toEqual([
+      "pytest.ini: adds pytest's settings (pytest.ini)",
+      "sitecustomize.py: adds a module Python runs at start-up",
+      "lib/zz.pth: adds a .pth file (run at start-up)",
+      "_pytest/runner.py: adds a module shadowing pytest itself",
+      "pytest.py: adds a module shadowing pytest itself",
+    ]);
+  });
+
+  it("flags pytest's section of setup.cfg, tox.ini and pyproject.toml, not their other sections", () => {
+    const settings = [
+      diff("setup.cfg", ["addopts = --runxfail"], {
+        context: ["[metadata]", "name = pkg", "[tool:pytest]"],
+      }),
+      diff("tox.ini", ["xfail_strict = false"], { context: ["[pytest]"] }),
+      diff("pyproject.toml", ["addopts = '-p no:cacheprovider'"], {
+        hunk: "[tool.pytest.ini_options]",
+      }),
+    ].join("");
+    expect(detectTestTampering(settings, testPatch)).toEqual([
+      "setup.cfg: changes pytest's settings",
+      "tox.ini: changes pytest's settings",
+      "pyproject.toml: changes pytest's settings",
+    ]);
+    const other = [
+      diff("setup.cfg", ["version = 2"], { context: ["[metadata]"] }),
+      diff("pyproject.toml", ['version = "2"'], { context: ["[project]"] }),
+    ].join("");
+    expect(detectTestTampering(other, testPatch)).toEqual([]);
+  });
+
+  it("flags code under test that reaches into pytest or ends its own process", () => {
+    const patch = [
+      diff("src/pkg/a.py", ["from _pytest.reports import TestReport"]),
+      diff("src/pkg/b.py", ["def pytest_runtest_makereport(item, call):"]),
+      diff("src/pkg/c.py", ["    _os._exit(0)"]),
+      diff("src/pkg/d.py", ["os.kill(os.getpid(), signal.SIGKILL)"]),
+      diff("tests/helpers.py", ["from _pytest.reports import TestReport"]),
+    ].join("");
+    expect(detectTestTampering(patch, testPatch)).toEqual([
+      "src/pkg/a.py: reaches into pytest's internals",
+      "src/pkg/b.py: defines pytest hooks or plugins",
+      "src/pkg/c.py: ends its process with os._exit, which can hide a failing test run",
+      "src/pkg/d.py: kills its own process, which can hide a failing test run",
+    ]);
+  });
+});

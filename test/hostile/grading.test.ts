@@ -1,0 +1,92 @@
+/**
+ * Hostile tools against the grade: the tool's change itself tries to make the hidden tests
+ * pass without fixing the code. Each attempt fails, or the change is detected by
+ * detectTestTampering (src/grader/tamper.ts) so the trial can be flagged.
+ */
+import { describe, expect, it } from "vitest";
+import type { TrialResult } from "../../src/core/index.js";
+import { detectTestTampering } from "../../src/grader/tamper.js";
+import { hasBwrap } from "../sandbox/helpers.js";
+import { gradedPatch, makeLab, testPatchOf } from "./helpers.js";
+
+describe.runIf(hasBwrap())("hostile tools against the grade", () => {
+  const lab = makeLab();
+  const attempt = async (
+    script: string,
+    args: string,
+  ): Promise<{ trial: TrialResult; findings: string[] }> => {
+    const result = await lab.run(script, { args, runId: `${script.replace(".sh", "")}-${args}` });
+    const trial = result.results[0]!;
+    const findings = detectTestTampering(
+      gradedPatch(result.runDir, trial),
+      testPatchOf(lab, "alpha"),
+    );
+    return { trial, findings };
+  };
+  /** Unresolved; where the cheat got past the hidden tests, the grade names it and the trial is flagged. */
+  const expectDefeated = ({
+    trial,
+    findings,
+  }: {
+    trial: TrialResult;
+    findings: string[];
+  }): void => {
+    expect(trial.resolved, JSON.stringify(trial.grade)).toBe(false);
+    expect(trial.grade?.tampering).toEqual(findings);
+    if (findings.length > 0)
+      expect(trial.grade?.reason).toMatch(/^the change tampers with the test run: /);
+  };
+
+  it("deleting and rewriting the test files changes nothing: the hidden tests are put back", async () => {
+    const { trial, findings } = await attempt("edit-tests.sh", "");
+    expect(trial).toMatchObject({ resolved: false, patchApplied: true });
+    expect(trial.grade?.failToPass).toEqual({ "tests/test_add.py::test_two": false });
+    expect(findings).toEqual([]);
+  }, 120_000);
+
+  it("a conftest.py turning failures into XFAIL at the top of the repository is detected", async () => {
+    const outcome = await attempt("conftest.sh", "root");
+    expect(outcome.findings).toEqual(["conftest.py: adds a pytest conftest.py"]);
+    expectDefeated(outcome);
+  }, 120_000);
+
+  it("the same conftest.py beside the hidden tests is detected", async () => {
+    const outcome = await attempt("conftest.sh", "tests");
+    expect(outcome.findings).toEqual(["tests/conftest.py: adds a pytest conftest.py"]);
+    expectDefeated(outcome);
+  }, 120_000);
+
+  it("a conftest.py skipping every test does not resolve (a skip fails FAIL_TO_PASS) and is detected", async () => {
+    const { trial, findings } = await attempt("conftest.sh", "skip");
+    expect(trial.resolved).toBe(false);
+    expect(findings).toEqual(["conftest.py: adds a pytest conftest.py"]);
+  }, 120_000);
+
+  it("the conftest trick hidden in the package's own code is detected", async () => {
+    const outcome = await attempt("conftest.sh", "source");
+    expect(outcome.findings).toEqual(["src/alpha/__init__.py: reaches into pytest's internals"]);
+    expectDefeated(outcome);
+  }, 120_000);
+
+  it("forged pytest output printed by the tool itself changes nothing", async () => {
+    const { trial } = await attempt("forged-output.sh", "stdout");
+    expect(trial.resolved).toBe(false);
+    expect(trial.grade?.statuses["tests/test_add.py::test_two"]).toBe("FAILED");
+  }, 120_000);
+
+  it("forged output printed by a failing test process is rejected, as SWE-bench rejects it", async () => {
+    const { trial } = await attempt("forged-output.sh", "atexit");
+    expect(trial.resolved).toBe(false);
+    expect(trial.grade?.reason).toBe(
+      "the test log was rejected: the tests exited with code 1 but the log reports no FAILED or ERROR test",
+    );
+  }, 120_000);
+
+  it("forged output from a test process that then exits 0 is detected", async () => {
+    const outcome = await attempt("forged-output.sh", "atexit-exit");
+    expect(outcome.findings).toEqual([
+      "src/alpha/__init__.py: ends its process with os._exit, which can hide a failing test run",
+    ]);
+    expectDefeated(outcome);
+  }, 120_000);
+});

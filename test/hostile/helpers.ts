@@ -1,0 +1,132 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import path from "node:path";
+import { afterAll } from "vitest";
+import {
+  commandToolSpec,
+  configFileSchema,
+  resolveRunConfig,
+  resolveSettings,
+} from "../../src/config/index.js";
+import type { RunEvent, TrialResult } from "../../src/core/index.js";
+import { runSuite, type RunResult } from "../../src/runner/index.js";
+import { createCommandTool } from "../../src/tools/index.js";
+import { addTask, writeFixtureSuite } from "../helpers/fixture-suite.js";
+import { repoRoot, sharedCacheDir } from "../helpers/temp.js";
+
+/** Where the hostile tools live; shown to them read-only as their "installation". */
+export const HOSTILE_DIR = path.join(repoRoot, "test", "fixtures", "hostile");
+
+/** A lab installation to attack: a suite, runs and scratch space, outside /tmp. */
+export interface Lab {
+  readonly root: string;
+  readonly evalsDir: string;
+  readonly runsDir: string;
+  readonly scratchDir: string;
+  /** Runs one hostile script (with its arguments) over the suite, as a command tool. */
+  run(
+    script: string,
+    options?: {
+      args?: string;
+      runId?: string;
+      tasks?: string[];
+      sandbox?: string;
+      timeout?: string;
+      disk?: string;
+      memory?: string;
+      maxProcesses?: number;
+    },
+  ): Promise<RunResult & { events: RunEvent[] }>;
+}
+
+/**
+ * Makes the lab under the repository's .cache rather than /tmp: the sandbox replaces /tmp, and
+ * a test whose oracle sits there would pass whatever the sandbox's rules were.
+ */
+export function makeLab(): Lab {
+  mkdirSync(path.join(repoRoot, ".cache"), { recursive: true });
+  const root = mkdtempSync(path.join(repoRoot, ".cache", "hostile-"));
+  afterAll(() => {
+    rmSync(root, { recursive: true, force: true });
+  });
+  const evalsDir = path.join(root, "evals");
+  const runsDir = path.join(root, "runs");
+  const scratchDir = path.join(root, "scratch");
+  writeFixtureSuite(evalsDir, "fixture", [addTask("alpha"), addTask("beta")]);
+  return {
+    root,
+    evalsDir,
+    runsDir,
+    scratchDir,
+    async run(script, options = {}) {
+      const env = { ...process.env, LAB_CACHE_DIR: sharedCacheDir, LAB_SCRATCH_DIR: scratchDir };
+      const settings = resolveSettings({ evalsDir, runsDir }, env, root);
+      const line = `bash ${path.join(HOSTILE_DIR, script)}${options.args === undefined ? "" : ` ${options.args}`}`;
+      const tool = createCommandTool(
+        commandToolSpec(script.replace(/\.sh$/, ""), { command: line, paths: [HOSTILE_DIR] }, env),
+      );
+      const config = resolveRunConfig({
+        flags: {
+          suite: "fixture",
+          runId: options.runId ?? script.replace(/\.sh$/, ""),
+          tasks: options.tasks ?? ["alpha"],
+          timeout: options.timeout ?? "60s",
+          sandbox: options.sandbox ?? "bwrap",
+          disk: options.disk,
+          memory: options.memory,
+        },
+        env,
+        file: configFileSchema.parse(
+          options.maxProcesses === undefined
+            ? {}
+            : { defaults: { maxProcesses: options.maxProcesses } },
+        ),
+        settings,
+        tool,
+        labVersion: "test",
+        signal: new AbortController().signal,
+      });
+      const events: RunEvent[] = [];
+      const result = await runSuite(
+        config,
+        { emit: (event) => events.push(event) },
+        new AbortController().signal,
+      );
+      return { ...result, events };
+    },
+  };
+}
+
+/** What a hostile tool reported about its own success, one line per thing it achieved. */
+export function toolReport(runDir: string, trial: TrialResult): string[] {
+  const file = path.join(
+    runDir,
+    "trials",
+    trial.taskId,
+    String(trial.trial),
+    "artifacts",
+    "report.txt",
+  );
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => line !== "");
+}
+
+/** The diff a trial was graded on. */
+export function gradedPatch(runDir: string, trial: TrialResult): string {
+  const file = path.join(runDir, "trials", trial.taskId, String(trial.trial), "patch.diff");
+  return existsSync(file) ? readFileSync(file, "utf8") : "";
+}
+
+/** The tool's log of a trial. */
+export function toolLog(runDir: string, trial: TrialResult): string {
+  return readFileSync(
+    path.join(runDir, "trials", trial.taskId, String(trial.trial), "tool.log"),
+    "utf8",
+  );
+}
+
+/** The hidden test patch of a fixture task. */
+export function testPatchOf(lab: Lab, taskId: string): string {
+  return readFileSync(path.join(lab.evalsDir, "fixture", "oracle", taskId, "test.patch"), "utf8");
+}
