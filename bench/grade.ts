@@ -1,7 +1,9 @@
 /**
  * Grading time per task, cold and warm, and lab's own overhead beyond the test process.
  *
- *   npx tsx bench/grade.ts [--suite starter] [--evals-dir DIR] [--repeat 3]
+ *   npx tsx bench/grade.ts [--suite starter] [--evals-dir DIR] [--repeat 3] [--tasks a,b] [--no-cold]
+ *
+ * For the swebench tier: `--suite swebench --evals-dir DIR --tasks ...` (after `lab gen`).
  *
  * Cold: the environment cache emptied before the task's first grade, so its era's
  * environment is built (uv's own download cache stays warm, as on any machine that has
@@ -21,10 +23,16 @@ const { values } = parseArgs({
     suite: { type: "string", default: "starter" },
     "evals-dir": { type: "string" },
     repeat: { type: "string", default: "3" },
+    tasks: { type: "string" },
+    "no-cold": { type: "boolean", default: false },
+    "cache-dir": { type: "string" },
   },
 });
 const repeat = Number(values.repeat);
-const cacheDir = mkdtempSync(path.join(os.tmpdir(), "lab-bench-cache-"));
+// --cache-dir reuses an existing cache (warm only); otherwise a fresh one, removed at the end.
+const ownCache = values["cache-dir"] === undefined;
+const cacheDir = values["cache-dir"] ?? mkdtempSync(path.join(os.tmpdir(), "lab-bench-cache-"));
+const cold = !values["no-cold"] && ownCache;
 const environment = {
   cacheDir,
   pathEnv: process.env.PATH ?? "/usr/bin:/bin",
@@ -67,9 +75,10 @@ const rows: string[][] = [];
 const overheads: number[] = [];
 const ratios: number[] = [];
 const s = (ms: number) => (ms / 1000).toFixed(2);
-for (const id of suite.taskIds) {
-  rmSync(path.join(cacheDir, "envs"), { recursive: true, force: true });
-  const cold = await gradeOnce(id);
+const taskIds = values.tasks?.split(",") ?? suite.taskIds;
+for (const id of taskIds) {
+  if (cold) rmSync(path.join(cacheDir, "envs"), { recursive: true, force: true });
+  const first = await gradeOnce(id);
   const warm: { totalMs: number; testsMs: number }[] = [];
   for (let i = 0; i < repeat; i++) warm.push(await gradeOnce(id));
   const warmTotal = median(warm.map((w) => w.totalMs)) ?? 0;
@@ -78,14 +87,14 @@ for (const id of suite.taskIds) {
   ratios.push(warmTotal / warmTests);
   rows.push([
     id,
-    s(cold.totalMs),
+    cold ? s(first.totalMs) : "–",
     s(warmTotal),
     s(warmTests),
     s(warmTotal - warmTests),
-    cold.resolved ? "yes" : "NO",
+    first.resolved ? "yes" : "NO",
   ]);
 }
-rmSync(cacheDir, { recursive: true, force: true });
+if (ownCache) rmSync(cacheDir, { recursive: true, force: true });
 
 const header = [
   "task",
@@ -99,7 +108,7 @@ const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] 
 const line = (cells: string[]) =>
   `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(" | ")} |`;
 console.log(
-  `lab grade benchmark: suite ${values.suite}, ${String(suite.taskIds.length)} tasks, warm = median of ${String(repeat)}, ${String(os.availableParallelism())} cores, node ${process.version}`,
+  `lab grade benchmark: suite ${values.suite}, ${String(taskIds.length)} tasks, warm = median of ${String(repeat)}, ${String(os.availableParallelism())} cores, node ${process.version}`,
 );
 console.log(line(header));
 console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);

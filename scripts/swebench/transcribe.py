@@ -185,6 +185,12 @@ def conda_to_pip(dep: str) -> tuple[str, str | None, str | None]:
     raise SystemExit(f"conda package {name!r} is not classified in transcribe.py")
 
 
+# Pins lab corrects, with why in REPO_NOTES: upstream's image got these from conda.
+PIN_FIXES = {
+    "backports-zoneinfo==0.2.1": 'backports-zoneinfo==0.2.1; python_version < "3.9"',
+}
+
+
 def build_pins(env: dict, keep_pip: bool) -> tuple[list[str], list[str], list[str]]:
     """Pins (pip requirement strings), unmapped entries, dropped system entries."""
     pins: dict[str, str] = {}
@@ -338,7 +344,7 @@ REPO_NOTES = {
         "(e.g. distributed 2024.9.1 and dask-expr 1.1.15 want dask 2024.9.1 and do not import "
         "with 2022.8.1; zarr, rasterio and scitools-iris want numpy>=1.24).",
         "netcdf4==1.7.1 is yanked on PyPI (an exact pin still installs; uv warns).",
-        "PROPOSED FIX (not applied): backports-zoneinfo==0.2.1 has no wheel for CPython 3.10 "
+        "FIX APPLIED (lab's only change to upstream's pins): backports-zoneinfo==0.2.1 has no wheel for CPython 3.10 "
         "and its C extension does not compile there (error: '_PyLong_One' undeclared), and "
         "0.2.1 is the last release. It backports a module that is in the standard library "
         "since 3.9, so pin it as 'backports-zoneinfo==0.2.1; python_version < \"3.9\"' (a "
@@ -464,6 +470,9 @@ def main(argv: list[str]) -> int:
         spec = rspec["versions"][inst["version"]]
         renv = resolved["instances"][iid]
         pins, unmapped, _system = build_pins(renv, repo in KEEP_CONDA_PIP)
+        # lab's one correction to upstream's export: a backport of a standard-library module
+        # whose last release cannot build on the env's CPython 3.10 (see the xarray notes).
+        pins = [PIN_FIXES.get(pin, pin) for pin in pins]
 
         test_cmd = spec["test_cmd"]
         directives = inst["test_directives"]
@@ -498,6 +507,8 @@ def main(argv: list[str]) -> int:
             "testDirectives": directives,
             "env": {"TZ": "Etc/UTC"},
             "logParser": parser,
+            # lab serves httpbin on loopback for requests' suites, which read HTTPBIN_URL.
+            "services": ["httpbin"] if repo == "psf/requests" else [],
             "notes": notes,
             "envId": eid,
             "buildCheck": check["result"] if check else "unchecked",

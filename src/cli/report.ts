@@ -8,11 +8,12 @@ import {
   renderReportHtml,
   renderReportMarkdown,
 } from "../report/index.js";
-import { writeFileAtomic } from "../store/index.js";
+import { renderSwebenchReport, type SwebenchRunReport } from "../report/swebench-format.js";
+import { readTrialResults, writeFileAtomic } from "../store/index.js";
 import { defineCommand, flagOption, listOption, stringOption, type ParsedArgs } from "./command.js";
 import { commonOptions, LAB_VERSION, settingsFrom, suiteFrom } from "./shared.js";
 
-const FORMATS = ["markdown", "json", "json-full", "csv"] as const;
+const FORMATS = ["markdown", "json", "json-full", "csv", "swebench"] as const;
 type Format = (typeof FORMATS)[number];
 
 /** The text format on stdout, from --format, --json or --csv (at most one of them). */
@@ -78,7 +79,7 @@ export const reportCommand = defineCommand({
       type: "string",
       value: "F",
       description:
-        "markdown (default), json (as --json), json-full (the whole report: comparisons, slices, pass@k, per-task records) or csv",
+        "markdown (default), json (as --json), json-full (the whole report: comparisons, slices, pass@k, per-task records), csv, or swebench (upstream's run report: resolved_ids, unresolved_ids, empty_patch_ids, error_ids and counts)",
     },
     html: {
       type: "string",
@@ -123,6 +124,20 @@ Examples:
       });
       await writeFileAtomic(file, page);
       io.stderr.write(`lab: wrote ${file}\n`);
+    }
+    if (format === "swebench") {
+      // Upstream's run report, one per run, for comparing verdicts with the official harness.
+      const documents: Record<string, SwebenchRunReport> = {};
+      for (const run of loaded.runs) {
+        documents[run.record.runId] = renderSwebenchReport(
+          run.record,
+          await readTrialResults(run.paths),
+          Object.keys(loaded.tasks),
+        );
+      }
+      const only = Object.values(documents);
+      io.stdout.write(`${JSON.stringify(only.length === 1 ? only[0] : documents, null, 2)}\n`);
+      return 0;
     }
     const summaries = report.tools.map((tool) => tool.summary);
     const output =

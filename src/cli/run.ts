@@ -1,7 +1,9 @@
+import path from "node:path";
 import { commandToolSpec, resolveRunConfig } from "../config/index.js";
-import { UsageError } from "../core/index.js";
+import { LabError, UsageError, type Tool } from "../core/index.js";
 import { runSuite } from "../runner/index.js";
-import { resolveTool } from "../tools/index.js";
+import { loadSuite } from "../suite/index.js";
+import { createPredictionsTool, readPredictions, resolveTool } from "../tools/index.js";
 import { createReporter } from "../ui/index.js";
 import { defineCommand, flagOption, listOption, stringOption } from "./command.js";
 import {
@@ -59,6 +61,12 @@ export const runCommand = defineCommand({
       value: "ID",
       description: "Name of the run folder (default: SUITE-TOOL); an existing run is resumed",
     },
+    predictions: {
+      type: "string",
+      value: "FILE",
+      description:
+        "For the `predictions` tool: a SWE-bench predictions file (.json or .jsonl of instance_id, model_name_or_path, model_patch)",
+    },
     command: {
       type: "string",
       value: "CMD",
@@ -99,12 +107,13 @@ export const runCommand = defineCommand({
     ...configOption,
     ...commonOptions,
   },
-  details: `Tools: gold (the reference fix), noop (no change), command (--command '...'), and any tool declared in lab.config.json.
+  details: `Tools: gold (the reference fix), noop (no change), predictions (--predictions FILE), command (--command '...'), and any tool declared in lab.config.json.
 
 Examples:
   lab run gold --suite starter
   lab run noop --suite starter --trials 3
   lab run command --suite starter --command 'my-agent --prompt-file {prompt_file}'
+  lab run predictions --suite swebench --predictions preds.jsonl
   lab run mytool --suite starter --sandbox none   (no isolation: the run says so)`,
   async run(args, io) {
     const toolName = args.positionals[0] ?? "";
@@ -123,16 +132,54 @@ Examples:
       command === undefined
         ? undefined
         : commandToolSpec("command", { command, env: listOption(args, "command-env") }, io.env);
-    const tool = resolveTool(toolName, { configured, adhoc });
+    const predictionsFile = stringOption(args, "predictions");
+    if (predictionsFile !== undefined && toolName !== "predictions")
+      throw new UsageError(
+        `--predictions only goes with the \`predictions\` tool, not "${toolName}".`,
+      );
+    const suiteName = suiteFrom(args, "run");
+    let tool: Tool;
+    let tasks = listOption(args, "tasks");
+    let runId = stringOption(args, "run-id");
+    if (toolName === "predictions") {
+      if (predictionsFile === undefined)
+        throw new UsageError("The predictions tool needs --predictions FILE.");
+      const predictions = readPredictions(path.resolve(io.cwd, predictionsFile));
+      const suite = await loadSuite(suiteName, { evalsDir: settings.evalsDir, cwd: io.cwd });
+      const ids = [...predictions.byId.keys()];
+      const unknown = ids.filter((id) => !suite.taskIds.includes(id));
+      if (unknown.length > 0) {
+        io.stderr.write(
+          `lab: ${String(unknown.length)} prediction(s) name instances not in suite "${suiteName}" and are not graded: ${unknown.slice(0, 10).join(", ")}${unknown.length > 10 ? ", ..." : ""}\n`,
+        );
+      }
+      const graded = ids.filter(
+        (id) => suite.taskIds.includes(id) && (tasks === undefined || tasks.includes(id)),
+      );
+      if (graded.length === 0) {
+        throw new LabError(
+          "TASK_NOT_FOUND",
+          `No prediction in ${predictionsFile} names a task of suite "${suiteName}".`,
+          {
+            hint: `List the suite's tasks with \`lab scenarios --suite ${suiteName}\`.`,
+          },
+        );
+      }
+      tasks = graded;
+      tool = createPredictionsTool(predictions);
+      runId ??= `${suiteName}-predictions-${predictions.model.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 60)}`;
+    } else {
+      tool = resolveTool(toolName, { configured, adhoc });
+    }
     const config = resolveRunConfig({
       flags: {
-        suite: suiteFrom(args, "run"),
-        tasks: listOption(args, "tasks"),
+        suite: suiteName,
+        tasks,
         trials: stringOption(args, "trials"),
         concurrency: stringOption(args, "concurrency"),
         timeout: stringOption(args, "timeout"),
         testTimeout: stringOption(args, "test-timeout"),
-        runId: stringOption(args, "run-id"),
+        runId,
         keep: flagOption(args, "keep"),
         sandbox: stringOption(args, "sandbox"),
         noNetwork: flagOption(args, "no-network"),

@@ -20,6 +20,7 @@ export const testListsSchema = z.object({
 export const environmentSpecSchema = z.object({
   python: z.string().regex(/^\d+\.\d+(\.\d+)?$/, "a Python version such as 3.11 or 3.9.18"),
   pins: z.array(z.string()).default([]),
+  pinsInstallArgs: z.array(z.string()).default([]),
   preInstall: z.array(z.string()).default([]),
   install: z.string(),
   testCommand: z.string().default("pytest -rA"),

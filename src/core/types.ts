@@ -12,6 +12,8 @@ export interface EnvironmentSpec {
   readonly python: string;
   /** Pinned requirements installed before the project, pip syntax ("pytest==8.3.4"). */
   readonly pins: readonly string[];
+  /** Extra `uv pip install` arguments for the pins (e.g. --no-deps for an export that is not self-consistent). */
+  readonly pinsInstallArgs?: readonly string[];
   /** Shell commands run in the checkout before the install (SWE-bench's pre_install). */
   readonly preInstall: readonly string[];
   /** How the project itself is installed, with "python" meaning the environment's interpreter. */

@@ -41,7 +41,11 @@ export interface PreparedEnvironment {
 const ENVIRONMENT_LAYOUT = 2;
 
 /** The cache key of an environment: what is in it, and nothing else. */
-export function environmentKey(python: PythonInterpreter, pins: readonly string[]): string {
+export function environmentKey(
+  python: PythonInterpreter,
+  pins: readonly string[],
+  pinsInstallArgs: readonly string[] = [],
+): string {
   const hash = createHash("sha256")
     .update(
       JSON.stringify({
@@ -49,6 +53,7 @@ export function environmentKey(python: PythonInterpreter, pins: readonly string[
         python: python.version,
         interpreter: python.path,
         pins: [...pins].sort(),
+        args: pinsInstallArgs,
       }),
     )
     .digest("hex");
@@ -77,7 +82,8 @@ export async function prepareEnvironment(
     uv,
     signal: options.signal,
   });
-  const key = environmentKey(python, spec.pins);
+  const pinsArgs = (spec.pinsInstallArgs ?? []).filter((arg) => arg !== "--compile-bytecode");
+  const key = environmentKey(python, spec.pins, pinsArgs);
   const envsDir = path.join(options.cacheDir, "envs");
   const finalDir = path.join(envsDir, key);
   const marker = path.join(finalDir, "lab-env.json");
@@ -112,6 +118,7 @@ export async function prepareEnvironment(
           "pip",
           "install",
           "--compile-bytecode",
+          ...pinsArgs,
           "--python",
           path.join(staging, "bin", "python"),
           ...spec.pins,

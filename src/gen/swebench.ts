@@ -117,7 +117,7 @@ export async function generateSwebench(
     ...skipped.map((entry) => ({
       instance_id: entry.instanceId,
       repo: repoOf.get(entry.instanceId) ?? "",
-      category: "out_of_scope" as const,
+      category: entry.category,
       reason: entry.reason,
     })),
   );
@@ -159,8 +159,9 @@ export async function generateSwebench(
     const environment = {
       python: entry.python,
       pins: entry.pins,
+      pinsInstallArgs: entry.pinsInstallArgs,
       preInstall: entry.preInstall,
-      install: entry.install,
+      install: [entry.install, ...entry.installArgs].join(" "),
       testCommand: entry.testCommand,
       env: entry.env,
       logParser: entry.logParser,

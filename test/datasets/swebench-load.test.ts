@@ -195,12 +195,28 @@ describe("choosing instances", () => {
       {
         instanceId: "django__django-1",
         reason: "django's tests run under its own runner (runtests.py), not plain pytest",
+        category: "out_of_scope",
       },
       {
         instanceId: "astropy__astropy-1",
         reason:
           "astropy/astropy is outside the plain-pytest scope (pass --all to let the proof decide)",
+        category: "out_of_scope",
       },
+    ]);
+  });
+
+  it("drops an instance whose tests need a real network before anything runs, even when named", () => {
+    const rowsWithNetwork = validateRows([...rows, row("psf__requests-3362", "psf/requests")]).rows;
+    const reason =
+      "tests need the network: its connect-timeout tests connect to the unroutable address 10.255.255.1";
+    expect(selectRows(rowsWithNetwork, { all: true }).skipped).toEqual([
+      { instanceId: "psf__requests-3362", reason, category: "network" },
+    ]);
+    const named = selectRows(rowsWithNetwork, { all: false, instances: ["psf__requests-3362"] });
+    expect(named.chosen).toEqual([]);
+    expect(named.skipped).toEqual([
+      { instanceId: "psf__requests-3362", reason, category: "network" },
     ]);
   });
 

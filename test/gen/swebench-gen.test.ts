@@ -15,7 +15,7 @@ import {
   readPredictions,
 } from "../../src/tools/index.js";
 import { pyproject } from "../helpers/fixture-suite.js";
-import { testEnvironment } from "../helpers/lab.js";
+import { runLab, testEnvironment } from "../helpers/lab.js";
 import { sharedCacheDir, tempDir } from "../helpers/temp.js";
 
 const root = tempDir();
@@ -71,6 +71,8 @@ const environment: EnvironmentEntry = {
   version: "0.1",
   python: "3.11",
   pins: ["pytest==8.3.4", "pluggy==1.5.0", "iniconfig==2.0.0", "packaging==24.2"],
+  pinsInstallArgs: [],
+  installArgs: [],
   preInstall: [],
   install: "pip install -e . --no-deps",
   testCommand: "pytest -rA",
@@ -367,4 +369,44 @@ describe("grading the generated suite", () => {
     writeFileSync(file, JSON.stringify([{ model_patch: "x" }]));
     expect(() => readPredictions(file)).toThrow(/bad-preds\.json: entry 1 has no instance_id/);
   });
+});
+
+describe("predictions through the CLI", () => {
+  it("grades a predictions file, reports ids not in the suite, and prints upstream's run report", async () => {
+    const file = path.join(root, "cli-preds.json");
+    writeFileSync(
+      file,
+      JSON.stringify([
+        {
+          instance_id: "acme__widget-1",
+          model_name_or_path: "org/model-x",
+          model_patch: goldPatch,
+        },
+        { instance_id: "acme__widget-99", model_name_or_path: "org/model-x", model_patch: "" },
+      ]),
+    );
+    const at = ["--evals-dir", path.join(root, "evals"), "--runs-dir", path.join(root, "cli-runs")];
+    const run = await runLab(
+      ["run", "predictions", "--suite", "swebench", "--predictions", file, ...at],
+      { cwd: root },
+    );
+    expect(run.stderr).toContain(
+      '1 prediction(s) name instances not in suite "swebench" and are not graded: acme__widget-99',
+    );
+    expect(run.stderr).toMatch(/run swebench-predictions-org_model-x completed: 1\/1 resolved/);
+    expect(run.code).toBe(0);
+    const report = await runLab(["report", "--suite", "swebench", "--format", "swebench", ...at], {
+      cwd: root,
+    });
+    expect(JSON.parse(report.stdout)).toMatchObject({
+      resolved_ids: ["acme__widget-1"],
+      submitted_instances: 1,
+      schema_version: 2,
+    });
+    const missing = await runLab(["run", "predictions", "--suite", "swebench", ...at], {
+      cwd: root,
+    });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("The predictions tool needs --predictions FILE.");
+  }, 300_000);
 });

@@ -13,6 +13,7 @@ const environmentEntrySchema = environmentSpecSchema.extend({
   notes: z.array(z.string()).default([]),
   unmapped: z.array(z.string()).default([]),
   services: z.array(z.string()).default([]),
+  installArgs: z.array(z.string()).default([]),
 });
 
 /** One instance's environment as transcribed, with notes for the record. */
