@@ -1,5 +1,4 @@
 export * from "./prepare.js";
 export * from "./python.js";
 export * from "./uv.js";
-export * from "./which.js";
 export * from "./cache.js";

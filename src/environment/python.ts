@@ -3,7 +3,7 @@ import path from "node:path";
 import { LabError } from "../core/index.js";
 import { runCommand } from "../process/index.js";
 import { lastLine } from "./uv.js";
-import { findOnPath } from "./which.js";
+import { findOnPath } from "../process/index.js";
 
 /** An interpreter lab found for a requested version. */
 export interface PythonInterpreter {

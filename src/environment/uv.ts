@@ -3,7 +3,7 @@ import { mkdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { LabError } from "../core/index.js";
 import { runCommand } from "../process/index.js";
-import { findOnPath } from "./which.js";
+import { findOnPath } from "../process/index.js";
 
 /** The uv release lab installs when none is found; uv's CLI is stable across patch releases. */
 export const UV_VERSION = "0.13.9";

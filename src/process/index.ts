@@ -8,3 +8,4 @@ export {
   TRIAL_MARKER_NAME,
   type EnvMarker,
 } from "./strays.js";
+export { findOnPath } from "./which.js";

@@ -19,6 +19,23 @@ const right = (count: number, leftColumns = 1): boolean[] =>
   Array.from({ length: count }, (_, column) => column >= leftColumns);
 
 /** The k columns of a pass@k table: all of 1..K up to ten, else a readable subset. */
+/** The cells of a comparison row before its verdict, shared by the Markdown and HTML tables. */
+export function comparisonCells(c: SuiteReport["comparisons"][number]): string[] {
+  return [
+    c.a,
+    c.b,
+    String(c.tasks),
+    percent(c.aRate),
+    percent(c.bRate),
+    describeDifference(c),
+    String(c.aOnly),
+    String(c.bOnly),
+    pValue(c.pMcnemar).replace("p = ", ""),
+    pValue(c.pWilcoxon).replace("p = ", ""),
+    pValue(c.pAdjusted).replace("p = ", ""),
+  ];
+}
+
 export function passColumns(maxK: number): number[] {
   if (maxK <= 10) return Array.from({ length: maxK }, (_, i) => i + 1);
   return [...new Set([1, 2, 3, 5, 10, 15, 20, 25, 50, 100].filter((k) => k < maxK).concat(maxK))];
@@ -154,20 +171,7 @@ function renderComparisons(report: SuiteReport): string {
       "p (adjusted)",
       "verdict (a vs b)",
     ],
-    report.comparisons.map((c) => [
-      c.a,
-      c.b,
-      String(c.tasks),
-      percent(c.aRate),
-      percent(c.bRate),
-      describeDifference(c),
-      String(c.aOnly),
-      String(c.bOnly),
-      pValue(c.pMcnemar).replace("p = ", ""),
-      pValue(c.pWilcoxon).replace("p = ", ""),
-      pValue(c.pAdjusted).replace("p = ", ""),
-      c.verdict,
-    ]),
+    report.comparisons.map((c) => [...comparisonCells(c), c.verdict]),
     right(11, 2),
   );
   const method = `Only tasks both tools have graded trials on count. The test is McNemar's exact test on per-task outcomes when each tool has one trial per task, else the Wilcoxon signed-rank test on per-task resolve rates${report.tools.length > 2 ? "; p-values are Holm-adjusted over all pairs" : ""}. Level ${String(report.level)}.`;

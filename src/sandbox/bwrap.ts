@@ -10,7 +10,8 @@ import {
   type SandboxSpec,
 } from "../core/index.js";
 import { runCommand } from "../process/index.js";
-import { createConfinement, describeLimitEnforcement, findOnPath, SYSTEM_PATH } from "./confine.js";
+import { findOnPath } from "../process/index.js";
+import { createConfinement, describeLimitEnforcement, SYSTEM_PATH } from "./confine.js";
 import { mountArgs, systemMounts, toolPathMounts, type Mount } from "./mounts.js";
 import { signalPidNamespace } from "./pid-namespace.js";
 

@@ -1,7 +1,5 @@
-import { accessSync, constants, statSync } from "node:fs";
 import { appendFile } from "node:fs/promises";
 import os from "node:os";
-import path from "node:path";
 import {
   formatCommand,
   type LimitEnforcement,
@@ -10,25 +8,9 @@ import {
   type SandboxLimit,
   type SandboxLimits,
 } from "../core/index.js";
-import { runCommand } from "../process/index.js";
+import { findOnPath, runCommand } from "../process/index.js";
 import { createTrialCgroup, detectCgroups } from "./cgroup.js";
 import { watchDiskUsage } from "./disk-usage.js";
-
-/** The first executable file called `name` on a PATH string, or null. */
-export function findOnPath(name: string, pathEnv: string): string | null {
-  for (const dir of pathEnv.split(path.delimiter)) {
-    if (dir === "") continue;
-    const candidate = path.join(dir, name);
-    try {
-      if (!statSync(candidate).isFile()) continue;
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // Not here; keep looking.
-    }
-  }
-  return null;
-}
 
 /** PATH for lab's own helpers (sh, prlimit, bwrap): the system's, whatever the tool's is. */
 export const SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";

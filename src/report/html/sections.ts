@@ -1,7 +1,7 @@
 /** The page's tables, as HTML. Every text taken from the store goes through escapeHtml. */
-import { decimal, dollars, percent, percentInterval, pValue, tokens } from "../format.js";
-import { passColumns } from "../markdown.js";
-import { describeDifference, type SuiteReport, type ToolReport } from "../model.js";
+import { decimal, dollars, percent, percentInterval, tokens } from "../format.js";
+import { comparisonCells, passColumns } from "../markdown.js";
+import type { SuiteReport, ToolReport } from "../model.js";
 import { renderCostChart, renderPassChart, toolColor } from "./chart.js";
 import { escapeHtml } from "./escape.js";
 
@@ -163,17 +163,7 @@ export function renderComparisonSection(report: SuiteReport): string {
       "verdict",
     ],
     report.comparisons.map((c) => [
-      c.a,
-      c.b,
-      String(c.tasks),
-      percent(c.aRate),
-      percent(c.bRate),
-      describeDifference(c),
-      String(c.aOnly),
-      String(c.bOnly),
-      pValue(c.pMcnemar).replace("p = ", ""),
-      pValue(c.pWilcoxon).replace("p = ", ""),
-      pValue(c.pAdjusted).replace("p = ", ""),
+      ...comparisonCells(c),
       raw(`<span class="badge ${escapeHtml(c.verdict)}">${escapeHtml(c.verdict)}</span>`),
     ]),
     2,
