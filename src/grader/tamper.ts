@@ -15,8 +15,17 @@ const TEST_MACHINERY_FILES: readonly { readonly pattern: RegExp; readonly what: 
   { pattern: /(^|\/)\.pytest\.ini$/, what: "pytest's settings (.pytest.ini)" },
   { pattern: /(^|\/)(sitecustomize|usercustomize)\.py$/, what: "a module Python runs at start-up" },
   { pattern: /\.pth$/, what: "a .pth file (run at start-up)" },
-  { pattern: /(^|\/)(pytest|_pytest|pluggy)(\.py$|\/)/, what: "a module shadowing pytest itself" },
 ];
+
+/**
+ * A new module named like pytest's own: it would shadow pytest. Changing such a module that the
+ * repository already has is the project's own work (pytest's and pluggy's repositories).
+ */
+const SHADOWING_MODULE = /(^|\/)(pytest|_pytest|pluggy)(\.py$|\/)/;
+
+/** Source of pytest itself or its plugins, where pytest's internals and hooks are the code's own. */
+const PYTEST_OWN_SOURCE =
+  /(^|\/)(_pytest|pytest|pluggy)(\/|\.py$)|(^|\/)(pytest_[a-z0-9_]+|[a-z0-9_]*pytest_plugin)(\/|\.py$)|(^|\/)testing\/fixtures\.py$/;
 
 /** Settings files that hold pytest's settings in one section among others. */
 const SECTIONED_FILES: readonly { readonly pattern: RegExp; readonly section: RegExp }[] = [
@@ -64,11 +73,20 @@ export function detectTestTampering(patch: string, testPatch: string): string[] 
       isMachinery = true;
       findings.push(`${path}: ${action} ${what}`);
     }
+    if (action === "adds" && SHADOWING_MODULE.test(path)) {
+      isMachinery = true;
+      findings.push(`${path}: adds a module shadowing pytest itself`);
+    }
     for (const { pattern, section } of SECTIONED_FILES) {
       if (pattern.test(path) && touchesSection(body, section))
         findings.push(`${path}: changes pytest's settings`);
     }
-    if (path.endsWith(".py") && !isMachinery && !isTestFile(path)) {
+    if (
+      path.endsWith(".py") &&
+      !isMachinery &&
+      !isTestFile(path) &&
+      !PYTEST_OWN_SOURCE.test(path)
+    ) {
       const added = addedLines(body);
       for (const { pattern, what } of SOURCE_HOOKS) {
         if (added.some((line) => pattern.test(line))) findings.push(`${path}: ${what}`);

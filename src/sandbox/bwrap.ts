@@ -149,11 +149,12 @@ async function createBwrapSandbox(spec: SandboxSpec, features: BwrapFeatures): P
       { hint: "Install the tool somewhere else, and list only its own folder." },
     );
   }
-  // Order matters: a mount may sit inside an earlier one (the work tree inside /tmp).
+  // Order matters: a mount may sit inside an earlier one (the work tree, or a tool installed
+  // under /tmp, inside the private /tmp), so the private /tmp comes before everything in it.
   const mounts: Mount[] = [
     ...systemMounts(),
-    ...tools.mounts,
     { kind: "bind", source: tmp, dest: "/tmp" },
+    ...tools.mounts,
     ...spec.readOnlyPaths.map((source): Mount => ({ kind: "ro-bind", source, dest: source })),
     ...spec.writablePaths.map((source): Mount => ({ kind: "bind", source, dest: source })),
     { kind: "bind", source: home, dest: home },

@@ -14,6 +14,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { createServer, type Server } from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type {
@@ -293,6 +294,26 @@ export function defineSandboxContract(makeProvider: () => SandboxProvider): void
         );
         expect(search.stdoutTail).toBe("");
       }, 180_000);
+
+      it.runIf(provider.isolatesFilesystem)(
+        "shows a tool installed under /tmp, which the sandbox's private /tmp must not hide",
+        async () => {
+          const installed = mkdtempSync(path.join(os.tmpdir(), "lab-contract-tool-"));
+          try {
+            mkdirSync(path.join(installed, "bin"));
+            writeFileSync(
+              path.join(installed, "bin", "tmp-agent"),
+              "#!/bin/sh\necho tmp-agent-ran\n",
+              { mode: 0o755 },
+            );
+            const sandbox = await open({ toolPaths: [installed] });
+            const result = await sh(sandbox, path.join(installed, "bin", "tmp-agent"));
+            expect(result.stdoutTail).toBe("tmp-agent-ran\n");
+          } finally {
+            rmSync(installed, { recursive: true, force: true });
+          }
+        },
+      );
 
       it.runIf(provider.isolatesFilesystem)(
         "shows the prompt read-only, the artifacts folder writable, the tool's installation read-only",

@@ -79,6 +79,25 @@ describe("detectTestTampering", () => {
     ]);
   });
 
+  it("leaves the pytest repository's own source alone: changing _pytest is its work, adding one is not", () => {
+    // The gold patch of SWE-bench's pytest-dev__pytest-5103 has this shape.
+    const ownFix = diff(
+      "src/_pytest/assertion/rewrite.py",
+      ["from _pytest.assertion import util", "    def visit_Call_all(self):"],
+      {
+        context: ["import ast"],
+      },
+    );
+    expect(detectTestTampering(ownFix, testPatch)).toEqual([]);
+    const plugin = diff("sphinx/testing/fixtures.py", ["def pytest_configure(config):"], {
+      context: ["import pytest"],
+    });
+    expect(detectTestTampering(plugin, testPatch)).toEqual([]);
+    expect(
+      detectTestTampering(diff("src/_pytest/evil.py", ["x = 1"], { isNew: true }), testPatch),
+    ).toEqual(["src/_pytest/evil.py: adds a module shadowing pytest itself"]);
+  });
+
   it("flags pytest's section of setup.cfg, tox.ini and pyproject.toml, not their other sections", () => {
     const settings = [
       diff("setup.cfg", ["addopts = --runxfail"], {
