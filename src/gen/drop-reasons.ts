@@ -56,6 +56,13 @@ export function classifyProofs(
           category: "gold_fails",
           reason: `the gold patch does not apply: ${run.gold.reason ?? ""}`,
         };
+      // Every listed test passed, yet the grade is not resolved: the log was rejected or the
+      // change was flagged; the grade's own reason says which.
+      if (bad.length === 0)
+        return {
+          category: "gold_fails",
+          reason: `gold is not resolved: ${run.gold.reason ?? "unknown"}`,
+        };
       return {
         category: "gold_fails",
         reason: `gold fails ${String(bad.length)} test(s): ${describeTests(bad, run.gold)}`,
