@@ -46,7 +46,7 @@ export function classifyProofs(
       };
     if (!run.gold.resolved) {
       const bad = [...failing(run.gold.failToPass), ...failing(run.gold.passToPass)];
-      if (NETWORK_SIGNS.test(goldLogs[index] ?? ""))
+      if (bad.length > 0 && NETWORK_SIGNS.test(goldLogs[index] ?? ""))
         return {
           category: "network",
           reason: `tests need the network: ${describeTests(bad, run.gold)}`,

@@ -1,0 +1,84 @@
+import { describe, expect, it } from "vitest";
+import type { Grade } from "../../src/core/index.js";
+import { classifyProofs, type ValidationProof } from "../../src/gen/index.js";
+
+function grade(fields: Partial<Grade>): Grade {
+  return {
+    resolved: true,
+    patchApplied: true,
+    patchEmpty: false,
+    applyMethod: "git apply --verbose",
+    failToPass: { "t.py::f": true },
+    passToPass: { "t.py::p": true },
+    statuses: { "t.py::f": "PASSED", "t.py::p": "PASSED" },
+    reason: null,
+    testsTimedOut: false,
+    testExitCode: 0,
+    phaseMs: {},
+    environmentKey: "k",
+    tampering: [],
+    ...fields,
+  };
+}
+
+function proof(gold: Partial<Grade>, empty: Partial<Grade> = {}): ValidationProof {
+  const emptyGrade = grade({
+    resolved: false,
+    patchEmpty: true,
+    failToPass: { "t.py::f": false },
+    statuses: { "t.py::f": "FAILED", "t.py::p": "PASSED" },
+    ...empty,
+  });
+  const goldGrade = grade(gold);
+  return {
+    taskId: "x",
+    valid: goldGrade.resolved,
+    reason: goldGrade.resolved ? null : "gold",
+    gold: goldGrade,
+    empty: emptyGrade,
+    environmentKey: "k",
+    labVersion: "t",
+  };
+}
+
+describe("classifyProofs", () => {
+  it("keeps an instance whose runs agree", () => {
+    expect(classifyProofs([proof({}), proof({})], ["", ""])).toBeNull();
+  });
+
+  it("names the failing tests, and calls them network failures only when the log shows it", () => {
+    const failing = proof({
+      resolved: false,
+      failToPass: { "t.py::f": false },
+      statuses: { "t.py::f": "FAILED", "t.py::p": "PASSED" },
+    });
+    expect(classifyProofs([failing], ["E   AssertionError"])).toEqual({
+      category: "gold_fails",
+      reason: "gold fails 1 test(s): t.py::f (FAILED)",
+    });
+    expect(classifyProofs([failing], ["ConnectionError: Max retries exceeded"])).toEqual({
+      category: "network",
+      reason: "tests need the network: t.py::f (FAILED)",
+    });
+  });
+
+  it("gives the grade's own reason when every listed test passed but gold is not resolved", () => {
+    const flagged = proof({
+      resolved: false,
+      reason: "the change tampers with the test run: conftest.py: adds a pytest conftest.py",
+    });
+    expect(classifyProofs([flagged], ["Max retries exceeded"])).toEqual({
+      category: "gold_fails",
+      reason:
+        "gold is not resolved: the change tampers with the test run: conftest.py: adds a pytest conftest.py",
+    });
+  });
+
+  it("drops an instance whose tests flip between proof runs, naming them", () => {
+    const flipped = proof({}, { statuses: { "t.py::f": "FAILED", "t.py::p": "FAILED" } });
+    expect(classifyProofs([proof({}), flipped], ["", ""])).toEqual({
+      category: "flaky",
+      reason: "flaky: t.py::p (empty) changed outcome between proof runs",
+    });
+  });
+});
