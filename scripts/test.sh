@@ -5,15 +5,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-# lab runs tools inside bubblewrap by default; install it where it is missing (needs root).
-if [ "$(uname -s)" = Linux ] && ! command -v bwrap >/dev/null; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null
-  else
-    echo "bubblewrap (bwrap) is missing: install it (e.g. sudo apt-get install bubblewrap)," >&2
-    echo "or the tests that run tools fail, and runs need --sandbox none." >&2
-  fi
-fi
+source scripts/install-bwrap.sh
 
 npm ci --no-audit --no-fund
 
