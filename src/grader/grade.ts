@@ -155,10 +155,15 @@ export async function gradeChange(
         signal,
       }),
     );
+    // A /tmp of the grade's own: concurrent grades of one repository would otherwise share
+    // pytest's basetemp (/tmp/pytest-of-USER) and delete each other's folders.
+    const tmp = path.join(options.scratchDir, "tmp");
+    await mkdir(tmp, { recursive: true });
     const runEnv = {
       ...gradeEnv.env,
       ...oracle.environment.env,
       HOME: home,
+      TMPDIR: tmp,
       LANG: "C.UTF-8",
       LC_ALL: "C.UTF-8",
       TZ: "UTC",

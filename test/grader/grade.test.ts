@@ -184,3 +184,24 @@ describe("gradeChange", () => {
     expect(grade.reason).toMatch(/^the test log was rejected: /);
   });
 });
+
+describe("the test run's surroundings", () => {
+  it("give each grade a temporary folder of its own, so concurrent grades never share pytest's basetemp", async () => {
+    const opts = options();
+    await gradeChange(
+      hangTask,
+      {
+        ...hangOracle,
+        testPatch: hangOracle.testPatch.replace(
+          "time.sleep(600)",
+          "print('TMP=' + __import__('tempfile').gettempdir())",
+        ),
+      },
+      { patch: hangOracle.goldPatch },
+      { ...opts, keepScratch: true },
+    );
+    expect(readFileSync(opts.logFile, "utf8")).toContain(
+      `TMP=${path.join(opts.scratchDir, "tmp")}`,
+    );
+  });
+});
