@@ -8,7 +8,7 @@ Maintainer tool, run by hand; lab itself never reads ../shared.
 SHARED_DIR defaults to ../shared/swebench relative to the project root.  It
 reads specs.json, lite_resolved_envs.json and lite_test_lists.json from there
 (see data/swebench/README.md for what each holds), plus the build results in
-data/swebench/build-check.json when present (written by buildcheck.py), and
+data/swebench/build-check.json when present (written by a one-off build check), and
 writes, deterministically (sorted keys, 2-space indent, trailing newline,
 arrays of scalars folded onto one line when they fit in 100 columns, the way
 prettier prints JSON):
@@ -244,7 +244,7 @@ KEEP_CONDA_PIP = {"pallets/flask"}
 # [build-system] table in an isolated build env.  uv isolates every build by
 # default, so "--no-build-isolation" restores upstream's behaviour where the
 # pinned setuptools/wheel are what built the project.  Exceptions, checked with
-# buildcheck.py --project (see README):
+# the one-off project-install check (see README):
 #   pylint 2.15 declares setuptools~=62.6, which has no PEP 660 editable hook;
 #     pip fell back to 'setup.py develop' in the env, uv needs
 #     --no-build-isolation (the env's setuptools 75.1.0) or the build fails;
