@@ -36,6 +36,20 @@ export function comparisonCells(c: SuiteReport["comparisons"][number]): string[]
   ];
 }
 
+/** A tool's pass@k or pass^k at each k, as table cells, shared by the Markdown and HTML tables. */
+export function passCells(
+  tool: ToolReport,
+  ks: readonly number[],
+  metric: "pass@k" | "pass^k",
+): string[] {
+  return ks.map((k) => {
+    const point = tool.passAtK[k - 1];
+    return point === undefined
+      ? "–"
+      : percent(metric === "pass@k" ? point.passAtK : point.passHatK);
+  });
+}
+
 export function passColumns(maxK: number): number[] {
   if (maxK <= 10) return Array.from({ length: maxK }, (_, i) => i + 1);
   return [...new Set([1, 2, 3, 5, 10, 15, 20, 25, 50, 100].filter((k) => k < maxK).concat(maxK))];
@@ -91,12 +105,7 @@ function renderRepeated(report: SuiteReport): string {
     (["pass@k", "pass^k"] as const).map((metric) => [
       tool.label,
       metric,
-      ...ks.map((k) => {
-        const point = tool.passAtK[k - 1];
-        return point === undefined
-          ? "–"
-          : percent(metric === "pass@k" ? point.passAtK : point.passHatK);
-      }),
+      ...passCells(tool, ks, metric),
     ]),
   );
   const passTable = renderMarkdownTable(

@@ -1,6 +1,6 @@
 /** The page's tables, as HTML. Every text taken from the store goes through escapeHtml. */
 import { decimal, dollars, percent, percentInterval, tokens } from "../format.js";
-import { comparisonCells, passColumns } from "../markdown.js";
+import { comparisonCells, passCells, passColumns } from "../markdown.js";
 import type { SuiteReport, ToolReport } from "../model.js";
 import { renderCostChart, renderPassChart, toolColor } from "./chart.js";
 import { escapeHtml } from "./escape.js";
@@ -115,12 +115,7 @@ export function renderRepeatedSection(report: SuiteReport): string {
       : (["pass@k", "pass^k"] as const).map((metric) => [
           toolName(tool, index),
           metric,
-          ...ks.map((k) => {
-            const point = tool.passAtK[k - 1];
-            return point === undefined
-              ? "–"
-              : percent(metric === "pass@k" ? point.passAtK : point.passHatK);
-          }),
+          ...passCells(tool, ks, metric),
         ]),
   );
   const consistencyRows = report.tools.flatMap((tool, index) =>
