@@ -7,16 +7,7 @@ import { git } from "./git.js";
  * This is what keeps a tool from finding the fix in history.
  */
 export async function verifyHistoryEndsAt(dir: string, baseCommit: string): Promise<void> {
-  const head = (await git(["rev-parse", "HEAD"], { cwd: dir })).trim();
-  if (head !== baseCommit) {
-    throw new LabError(
-      "SETUP_FAILED",
-      `The work tree in ${dir} is at ${head}, not at the task's base commit ${baseCommit}.`,
-      {
-        hint: "The task's setup.sh must leave the work tree at task.json's baseCommit.",
-      },
-    );
-  }
+  await verifyHeadIs(dir, baseCommit);
   const ancestors = new Set(
     (await git(["rev-list", baseCommit], { cwd: dir })).split("\n").filter((line) => line !== ""),
   );
@@ -62,5 +53,19 @@ export async function verifyHistoryEndsAt(dir: string, baseCommit: string): Prom
         },
       );
     }
+  }
+}
+
+/** Checks that a work tree is at the task's base commit (HEAD only). */
+export async function verifyHeadIs(dir: string, baseCommit: string): Promise<void> {
+  const head = (await git(["rev-parse", "HEAD"], { cwd: dir })).trim();
+  if (head !== baseCommit) {
+    throw new LabError(
+      "SETUP_FAILED",
+      `The work tree in ${dir} is at ${head}, not at the task's base commit ${baseCommit}.`,
+      {
+        hint: "The task's setup.sh must leave the work tree at task.json's baseCommit.",
+      },
+    );
   }
 }

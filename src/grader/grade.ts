@@ -101,6 +101,7 @@ export async function gradeChange(
         env: baseEnv,
         logFile: options.logFile,
         signal,
+        historyCheck: "head",
       }),
     );
     const patch =
