@@ -7,6 +7,8 @@ export interface CliIO {
   readonly stderr: { write(text: string): unknown; isTTY?: boolean | undefined };
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Where answers to questions come from (`lab review` on a terminal); absent in most tests. */
+  readonly stdin?: (NodeJS.ReadableStream & { readonly isTTY?: boolean | undefined }) | undefined;
   /** Aborted on Ctrl-C. */
   readonly signal: AbortSignal;
 }

@@ -1,13 +1,16 @@
 import { errorMessage, isLabError, UsageError } from "../core/index.js";
 import { killAllChildren } from "../process/index.js";
 import { cacheCommand } from "./cache.js";
+import { calibrateCommand } from "./calibrate.js";
 import { parseCommandArgs, renderCommandHelp, type CliIO, type CommandDef } from "./command.js";
 import { genCommand } from "./gen.js";
 import { gradeCommand } from "./grade.js";
 import { reportCommand } from "./report.js";
+import { reviewCommand } from "./review.js";
 import { runCommand } from "./run.js";
 import { scenariosCommand } from "./scenarios.js";
 import { LAB_VERSION } from "./shared.js";
+import { toolsCommand } from "./tools.js";
 
 /** Every subcommand, in the order help lists them. */
 export const COMMANDS: readonly CommandDef[] = [
@@ -15,7 +18,10 @@ export const COMMANDS: readonly CommandDef[] = [
   scenariosCommand,
   runCommand,
   reportCommand,
+  reviewCommand,
+  calibrateCommand,
   gradeCommand,
+  toolsCommand,
   cacheCommand,
 ];
 
@@ -114,6 +120,7 @@ export async function run(): Promise<void> {
     stderr: process.stderr,
     cwd: process.cwd(),
     env: process.env,
+    stdin: process.stdin,
     signal: controller.signal,
   });
   process.exitCode = controller.signal.aborted ? 130 : code;

@@ -1,10 +1,12 @@
 import path from "node:path";
 import { commandToolSpec, resolveRunConfig } from "../config/index.js";
 import { LabError, UsageError, type Tool } from "../core/index.js";
+import { restrictToValidTasks } from "../review/index.js";
 import { runSuite } from "../runner/index.js";
 import { loadSuite } from "../suite/index.js";
 import { createPredictionsTool, readPredictions, resolveTool } from "../tools/index.js";
 import { createReporter } from "../ui/index.js";
+import { agentOptions, agentToolOptions } from "./agent-options.js";
 import { defineCommand, flagOption, listOption, stringOption } from "./command.js";
 import {
   commonOptions,
@@ -31,6 +33,11 @@ export const runCommand = defineCommand({
       value: "IDS",
       multiple: true,
       description: "Only these task ids (comma-separated or repeated)",
+    },
+    "valid-only": {
+      type: "boolean",
+      description:
+        "Only the tasks reviewed as valid: every reviewer's latest review says clear and adequate (`lab review`)",
     },
     trials: {
       type: "string",
@@ -103,17 +110,19 @@ export const runCommand = defineCommand({
       env: "LAB_DISK",
     },
     keep: { type: "boolean", description: "Keep work trees and grading checkouts (for debugging)" },
+    ...agentOptions,
     ...displayOption,
     ...configOption,
     ...commonOptions,
   },
-  details: `Tools: gold (the reference fix), noop (no change), predictions (--predictions FILE), command (--command '...'), and any tool declared in lab.config.json.
+  details: `Tools: gold (the reference fix), noop (no change), predictions (--predictions FILE), command (--command '...'), the agent CLIs lab installs (\`lab tools list\`: claude-code, codex, gemini, opencode, qwen-code, ...), and any tool declared in lab.config.json.
 
 Examples:
   lab run gold --suite starter
   lab run noop --suite starter --trials 3
   lab run command --suite starter --command 'my-agent --prompt-file {prompt_file}'
   lab run predictions --suite swebench --predictions preds.jsonl
+  lab run claude-code --suite starter --model claude-sonnet-4-5 --max-cost 2
   lab run mytool --suite starter --sandbox none   (no isolation: the run says so)`,
   async run(args, io) {
     const toolName = args.positionals[0] ?? "";
@@ -169,7 +178,17 @@ Examples:
       tool = createPredictionsTool(predictions);
       runId ??= `${suiteName}-predictions-${predictions.model.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 60)}`;
     } else {
-      tool = resolveTool(toolName, { configured, adhoc });
+      tool = resolveTool(toolName, {
+        configured,
+        adhoc,
+        agents: agentToolOptions(toolName, args, file, settings, io.env),
+      });
+    }
+    if (flagOption(args, "valid-only")) {
+      const suite = await loadSuite(suiteName, { evalsDir: settings.evalsDir, cwd: io.cwd });
+      const selection = await restrictToValidTasks(suite, tasks);
+      io.stderr.write(`lab: ${selection.summary}\n`);
+      tasks = [...selection.taskIds];
     }
     const config = resolveRunConfig({
       flags: {

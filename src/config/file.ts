@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { priceTableSchema } from "../agents/index.js";
 import { describeSchemaError, LabError } from "../core/index.js";
 
 /** The default config file name, looked for in the current folder. */
@@ -20,6 +21,15 @@ const toolSchema = z
   })
   .strict();
 
+const agentSchema = z
+  .object({
+    model: z.string().min(1, "must not be empty").optional(),
+    baseUrl: z.url("must be a URL").optional(),
+    maxCostUsd: z.number().positive("must be positive").optional(),
+    args: z.array(z.string()).optional(),
+  })
+  .strict();
+
 /** What lab.config.json may hold. */
 export const configFileSchema = z
   .object({
@@ -35,6 +45,9 @@ export const configFileSchema = z
         toolSchema,
       )
       .default({}),
+    agents: z.record(z.string(), agentSchema).default({}),
+    /** Model prices in USD per million tokens, laid over lab's defaults (src/agents/pricing.ts). */
+    prices: priceTableSchema.default({}),
     defaults: z
       .object({
         concurrency: z.number().int().positive().optional(),

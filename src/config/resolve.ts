@@ -1,5 +1,6 @@
 import os from "node:os";
 import path from "node:path";
+import { defaultToolsDir } from "../agents/index.js";
 import { UsageError, type Tool } from "../core/index.js";
 import type { EnvironmentOptions } from "../environment/index.js";
 import type { RunConfig, SandboxSettings, TrialLimits } from "../runner/index.js";
@@ -23,6 +24,8 @@ export interface LabSettings {
   readonly uv: string | undefined;
   /** The user's home folder. */
   readonly home: string;
+  /** Where `lab tools install` puts agent CLIs (LAB_TOOLS_DIR). */
+  readonly toolsDir: string;
 }
 
 /** Resolves lab's folders: flags > LAB_* variables > defaults. */
@@ -48,6 +51,7 @@ export function resolveSettings(
     pathEnv: env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
     uv: env.LAB_UV,
     home,
+    toolsDir: path.resolve(cwd, defaultToolsDir({ ...env, HOME: home })),
   };
 }
 

@@ -111,6 +111,8 @@ export interface Telemetry {
   readonly turns?: number;
   readonly toolCalls?: number;
   readonly model?: string;
+  /** Whether costUsd is what the tool reported or what lab computed from tokens and prices. */
+  readonly costSource?: "reported" | "computed";
 }
 
 /** How the tool's process ended. */
@@ -120,6 +122,8 @@ export interface ToolExit {
   readonly timedOut: boolean;
   /** Processes the tool left running after it exited, which lab killed. */
   readonly strayProcesses: number;
+  /** A failure the tool reported in its own output (an API error), even with exit status 0. */
+  readonly error?: string;
 }
 
 /** A trial's outcome, tagged by kind. Infra errors are the lab's or the environment's fault. */
@@ -130,6 +134,8 @@ export type Outcome =
       readonly kind: "tool_crashed";
       readonly exitCode: number | null;
       readonly signal: string | null;
+      /** What the tool said went wrong, when its output says (an exit status 0 included). */
+      readonly message?: string;
     }
   | { readonly kind: "infra_error"; readonly phase: string; readonly message: string };
 

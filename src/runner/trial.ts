@@ -193,9 +193,14 @@ export async function runTrial(
 
     outcome = toolExit.timedOut
       ? { kind: "tool_timeout" }
-      : toolExit.exitCode === 0
+      : toolExit.exitCode === 0 && toolExit.error === undefined
         ? { kind: "graded" }
-        : { kind: "tool_crashed", exitCode: toolExit.exitCode, signal: toolExit.signal };
+        : {
+            kind: "tool_crashed",
+            exitCode: toolExit.exitCode,
+            signal: toolExit.signal,
+            ...(toolExit.error === undefined ? {} : { message: toolExit.error }),
+          };
     return await finish();
   } finally {
     if (!config.keepScratch) await rm(scratch, { recursive: true, force: true });

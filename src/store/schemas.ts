@@ -26,6 +26,7 @@ const outcomeSchema = z.discriminatedUnion("kind", [
     kind: z.literal("tool_crashed"),
     exitCode: z.number().nullable(),
     signal: z.string().nullable(),
+    message: z.string().optional(),
   }),
   z.object({ kind: z.literal("infra_error"), phase: z.string(), message: z.string() }),
 ]);
@@ -50,6 +51,7 @@ export const trialResultSchema = z.object({
       signal: z.string().nullable(),
       timedOut: z.boolean(),
       strayProcesses: z.number(),
+      error: z.string().optional(),
     })
     .nullable(),
   telemetry: z.object({
@@ -61,6 +63,7 @@ export const trialResultSchema = z.object({
     turns: z.number().optional(),
     toolCalls: z.number().optional(),
     model: z.string().optional(),
+    costSource: z.enum(["reported", "computed"]).optional(),
   }),
   phaseMs: z.record(z.string(), z.number()),
   durationMs: z.number(),

@@ -1,3 +1,9 @@
+import {
+  AGENT_ADAPTERS,
+  createAgentTool,
+  findAdapter,
+  type AgentToolOptions,
+} from "../agents/index.js";
 import { LabError, type Tool } from "../core/index.js";
 import { createCommandTool, type CommandToolSpec } from "./command.js";
 import { createGoldTool } from "./gold.js";
@@ -12,6 +18,8 @@ export function resolveTool(
   options: {
     configured: Readonly<Record<string, CommandToolSpec>>;
     adhoc?: CommandToolSpec | undefined;
+    /** How agent CLIs are found and set up; without it, agents are unknown names. */
+    agents?: AgentToolOptions | undefined;
   },
 ): Tool {
   if (name === "gold") return createGoldTool();
@@ -26,8 +34,23 @@ export function resolveTool(
   }
   const configured = options.configured[name];
   if (configured !== undefined) return createCommandTool(configured);
-  const known = [...BUILTIN_TOOLS, ...Object.keys(options.configured)];
-  throw new LabError("TOOL_NOT_FOUND", `Unknown tool "${name}".`, {
-    hint: `Tools here: ${known.join(", ")}. Declare others in lab.config.json under "tools", or use \`lab run command --command '...'\`.`,
-  });
+  const adapter = findAdapter(name);
+  if (adapter !== undefined && options.agents !== undefined) {
+    return createAgentTool(adapter, options.agents);
+  }
+  const known = [
+    ...BUILTIN_TOOLS,
+    ...AGENT_ADAPTERS.map((agent) => agent.name),
+    ...Object.keys(options.configured),
+  ];
+  const near = known.find(
+    (candidate) => candidate.startsWith(name) || name.startsWith(candidate.slice(0, 4)),
+  );
+  throw new LabError(
+    "TOOL_NOT_FOUND",
+    `Unknown tool "${name}"${near === undefined ? "" : ` (did you mean ${near}?)`}.`,
+    {
+      hint: `Tools here: ${known.join(", ")} (\`lab tools list\` says which are installed). Declare others in lab.config.json under "tools", or use \`lab run command --command '...'\`.`,
+    },
+  );
 }

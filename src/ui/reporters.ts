@@ -16,7 +16,7 @@ export function describeVerdict(result: TrialResult): string {
     case "tool_timeout":
       return `${result.resolved === true ? "resolved" : "unresolved"} (tool timed out)`;
     case "tool_crashed":
-      return `${result.resolved === true ? "resolved" : "unresolved"} (tool exited ${String(result.outcome.exitCode ?? result.outcome.signal)})`;
+      return `${result.resolved === true ? "resolved" : "unresolved"} (tool exited ${String(result.outcome.exitCode ?? result.outcome.signal)}${result.outcome.message === undefined ? "" : `: ${shorten(result.outcome.message, 120)}`})`;
     case "graded":
       return result.resolved === true
         ? "resolved"

@@ -29,7 +29,7 @@ describe("the CLI on bad input", () => {
     const result = await runLab(["rnu"], { cwd: root });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
-      'lab: unknown command "rnu". Commands: gen, scenarios, run, report, grade, cache.',
+      'lab: unknown command "rnu". Commands: gen, scenarios, run, report, review, calibrate, grade, tools, cache.',
     );
   });
 
@@ -77,8 +77,10 @@ describe("the CLI on bad input", () => {
   it("names an unknown tool and lists the tools", async () => {
     const result = await runLab(["run", "claude-cod", "--suite", "fixture"], { cwd: root });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('lab run: Unknown tool "claude-cod".');
-    expect(result.stderr).toContain("hint: Tools here: gold, noop, command.");
+    expect(result.stderr).toContain('Unknown tool "claude-cod" (did you mean claude-code?).');
+    expect(result.stderr).toContain(
+      "hint: Tools here: gold, noop, command, claude-code, codex, gemini, opencode, qwen-code",
+    );
   });
 
   it("names an unknown task and suggests close ones", async () => {

@@ -21,3 +21,10 @@ export const repoRoot = path.resolve(import.meta.dirname, "..", "..");
  */
 export const sharedCacheDir =
   process.env.LAB_TEST_CACHE_DIR ?? path.join(repoRoot, ".cache", "test-lab");
+
+/**
+ * Where tests install agent CLIs (`lab tools install`), shared by every test file and kept
+ * between runs like the environment cache.
+ */
+export const sharedToolsDir =
+  process.env.LAB_TEST_TOOLS_DIR ?? path.join(repoRoot, ".cache", "test-tools");

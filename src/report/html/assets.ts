@@ -161,7 +161,7 @@ export const SCRIPT = `
     title.appendChild(el("span", "", d.tool + " · " + d.taskId + " · trial " + d.trial));
     title.appendChild(el("span", "pill " + status, status === "infra_error" ? "infrastructure error" : status));
     facts.textContent = "";
-    var kind = { graded: "the tool exited normally", tool_timeout: "the tool timed out", tool_crashed: "the tool crashed (exit " + d.outcome.exitCode + (d.outcome.signal ? ", " + d.outcome.signal : "") + ")", infra_error: "infrastructure error in " + d.outcome.phase + ": " + d.outcome.message };
+    var kind = { graded: "the tool exited normally", tool_timeout: "the tool timed out", tool_crashed: "the tool crashed (exit " + d.outcome.exitCode + (d.outcome.signal ? ", " + d.outcome.signal : "") + (d.outcome.message ? ": " + d.outcome.message : "") + ")", infra_error: "infrastructure error in " + d.outcome.phase + ": " + d.outcome.message };
     fact("outcome", kind[d.outcome.kind]);
     fact("patch applied", d.patchApplied === null ? "" : d.patchApplied ? "yes" : "no");
     fact("why unresolved", d.reason);
