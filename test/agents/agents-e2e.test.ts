@@ -138,9 +138,12 @@ function readTrial(runId: string, taskId: string): TrialResult {
 }
 
 describe.each(AGENTS)("$name against the scripted model server, in bubblewrap", (agent) => {
-  async function runTask(taskId: string) {
+  const runId = `starter-${agent.name}`;
+  let stderr = "";
+  let requests: ModelServer["requests"] = [];
+
+  beforeAll(async () => {
     const before = server.requests.length;
-    const runId = `${agent.name}-${taskId}`;
     const result = await runLab(
       [
         "run",
@@ -148,7 +151,7 @@ describe.each(AGENTS)("$name against the scripted model server, in bubblewrap", 
         "--suite",
         "starter",
         "--tasks",
-        taskId,
+        `${RESOLVING},${FAILING}`,
         "--run-id",
         runId,
         "--sandbox",
@@ -168,16 +171,22 @@ describe.each(AGENTS)("$name against the scripted model server, in bubblewrap", 
       ],
       { cwd: root, env: { LAB_TOOLS_DIR: sharedToolsDir, ...agent.env } },
     );
-    const requests = server.requests.slice(before);
-    return { result, trial: readTrial(runId, taskId), requests, runId };
-  }
+    expect(result.code).toBe(0);
+    stderr = result.stderr;
+    requests = server.requests.slice(before);
+  }, 600_000);
 
-  it("edits in the gold change as scripted: resolved, with the served tokens and a cost", async () => {
-    const { result, trial, requests, runId } = await runTask(RESOLVING);
-    expect(result.stderr).toContain("sandbox bwrap");
+  const mainCalls = (match: string) =>
+    requests.filter(
+      (request) => request.route === "model" && !request.isSideCall && request.script === match,
+    );
+
+  it("edits in the gold change as scripted: resolved, with the served tokens and a cost", () => {
+    const trial = readTrial(runId, RESOLVING);
+    expect(stderr).toContain("sandbox bwrap");
     expect(trial.outcome).toEqual({ kind: "graded" });
     expect(trial.resolved).toBe(true);
-    const main = requests.filter((request) => request.route === "model" && !request.isSideCall);
+    const main = mainCalls(scripts[0]?.match ?? "");
     // One request per step: shell, read, edit, then the final text.
     expect(main.map((request) => request.step)).toEqual([0, 1, 2, 3]);
     const t = trial.telemetry;
@@ -205,10 +214,10 @@ describe.each(AGENTS)("$name against the scripted model server, in bubblewrap", 
     if (agent.transcript) {
       expect(readdirSync(path.join(artifacts, "transcripts")).length).toBeGreaterThan(1);
     }
-  }, 300_000);
+  });
 
-  it("writes an unrelated file and runs a shell command as scripted: graded, not resolved", async () => {
-    const { trial, requests, runId } = await runTask(FAILING);
+  it("writes an unrelated file and runs a shell command as scripted: graded, not resolved", () => {
+    const trial = readTrial(runId, FAILING);
     expect(trial.outcome).toEqual({ kind: "graded" });
     expect(trial.resolved).toBe(false);
     const patch = readFileSync(
@@ -217,8 +226,27 @@ describe.each(AGENTS)("$name against the scripted model server, in bubblewrap", 
     );
     expect(patch).toContain("+++ b/NOTES.md");
     expect(patch).toContain("+Looked at the parser; no change made.");
-    const shell = requests.find((request) => request.step === 2 && !request.isSideCall);
+    const main = mainCalls(scripts[1]?.match ?? "");
+    expect(main.map((request) => request.step)).toEqual([0, 1, 2]);
     // The shell command's output came back to the model as the next step's tool result.
-    expect(JSON.stringify(shell?.body)).toContain("Looked at the parser");
-  }, 300_000);
+    expect(JSON.stringify(main[2]?.body)).toContain("Looked at the parser");
+  });
+});
+
+describe("the report over the agents' runs", () => {
+  it("has one row per agent with its resolve rate, cost and tokens", async () => {
+    const result = await runLab(
+      ["report", "--suite", "starter", "--json", "--evals-dir", evalsDir, "--runs-dir", runsDir],
+      { cwd: root },
+    );
+    expect(result.code).toBe(0);
+    const rows = JSON.parse(result.stdout) as Record<string, unknown>[];
+    for (const agent of AGENTS) {
+      const row = rows.find((candidate) => candidate.tool === agent.name);
+      expect(row, agent.name).toMatchObject({ tasks: 2, resolved: 1, resolve_rate: 0.5 });
+      expect(row?.cost_total, agent.name).toBeGreaterThan(0);
+      expect(row?.input_tokens_mean, agent.name).toBeGreaterThan(0);
+      expect(row?.output_tokens_mean, agent.name).toBeGreaterThan(0);
+    }
+  });
 });
