@@ -4,7 +4,12 @@ import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { LabError } from "../core/index.js";
-import { ensureUv, findPython, type EnvironmentOptions } from "../environment/index.js";
+import {
+  ensureUv,
+  findPython,
+  uvEnvironment,
+  type EnvironmentOptions,
+} from "../environment/index.js";
 import { runCommand } from "../process/index.js";
 import { writeJsonAtomic } from "../store/index.js";
 import type { AgentAdapter } from "./types.js";
@@ -248,10 +253,8 @@ async function installPypi(
     signal: options.signal,
   });
   const env = {
-    PATH: options.environment.pathEnv,
-    HOME: process.env.HOME ?? os.homedir(),
+    ...uvEnvironment(options.environment.pathEnv),
     UV_CACHE_DIR: path.join(options.environment.cacheDir, "uv"),
-    UV_PYTHON_DOWNLOADS: "never",
   };
   const venv = path.join(dir, "venv");
   const run = async (argv: string[]): Promise<void> => {

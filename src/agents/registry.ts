@@ -1,5 +1,7 @@
 import { LabError } from "../core/index.js";
+import { aider } from "./adapters/aider.js";
 import { claudeCode } from "./adapters/claude-code.js";
+import { miniSweAgent } from "./adapters/mini-swe-agent.js";
 import { codex } from "./adapters/codex.js";
 import { gemini } from "./adapters/gemini.js";
 import { opencode } from "./adapters/opencode.js";
@@ -13,6 +15,8 @@ export const AGENT_ADAPTERS: readonly AgentAdapter[] = [
   gemini,
   opencode,
   qwenCode,
+  aider,
+  miniSweAgent,
 ];
 
 /** The adapter named `name`, or undefined. */

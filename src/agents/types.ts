@@ -111,8 +111,9 @@ export interface AgentAdapter {
   /** Reads the CLI's captured output. */
   readonly parse: OutputParser;
   /**
-   * Where the CLI left its transcript, relative to `home` (or absolute, inside artifactsDir),
-   * for the outcome just parsed; lab copies these beside the trial.
+   * Where the CLI left its transcript in `home` (paths relative to it, or absolute inside it),
+   * for the outcome just parsed; lab copies these beside the trial. Files the CLI wrote into
+   * artifactsDir are there already.
    */
   transcripts(home: string, outcome: AgentOutcome): Promise<readonly string[]>;
 }

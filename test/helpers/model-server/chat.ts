@@ -33,9 +33,13 @@ function read(body: JsonObject): Conversation {
   const contextTexts: string[] = [];
   let toolResultCount = 0;
   let assistantCount = 0;
+  const assistantsBefore: number[] = [];
   for (const message of records(body.messages)) {
-    if (message.role === "user") userTexts.push(...texts(message.content));
-    else if (message.role === "tool" || message.role === "function") toolResultCount += 1;
+    if (message.role === "user") {
+      const parts = texts(message.content);
+      userTexts.push(...parts);
+      assistantsBefore.push(...parts.map(() => assistantCount));
+    } else if (message.role === "tool" || message.role === "function") toolResultCount += 1;
     else if (message.role === "assistant") assistantCount += 1;
     else contextTexts.push(...texts(message.content));
   }
@@ -52,6 +56,7 @@ function read(body: JsonObject): Conversation {
     contextTexts: [...contextTexts, ...userTexts],
     toolResultCount,
     assistantCount,
+    assistantsAfterUser: assistantsBefore.map((before) => assistantCount - before),
     tools,
     responseSchema: responseSchema(body.response_format),
     includeUsage: isRecord(body.stream_options) && body.stream_options.include_usage === true,

@@ -199,7 +199,13 @@ export function planTextTurn(
   dialect: TextDialect,
   workTree: string | undefined,
 ): { reply: Reply; step: number } {
-  const index = conversation.assistantCount;
+  // aider sends example exchanges (and the repo map, the files) as user/assistant pairs before
+  // the prompt: only assistant messages after the prompt are steps played.
+  const prompt =
+    script === undefined
+      ? -1
+      : conversation.userTexts.findIndex((text) => text.includes(script.match));
+  const index = conversation.assistantsAfterUser?.[prompt] ?? conversation.assistantCount;
   const { step, done } = stepAt(script, index);
   return { reply: { kind: "text", text: dialect(step, { workTree, done }) }, step: index };
 }

@@ -35,6 +35,8 @@ export interface Conversation {
   readonly toolResultCount: number;
   /** Assistant messages already in the request: the step index of text dialects. */
   readonly assistantCount: number;
+  /** For each of `userTexts`, the assistant messages after it (Chat Completions only). */
+  readonly assistantsAfterUser?: readonly number[];
   /** The tools offered; none means a side call. */
   readonly tools: readonly OfferedTool[];
   /** The JSON schema the answer must follow, when the request asks for JSON output. */
