@@ -507,8 +507,9 @@ def main(argv: list[str]) -> int:
             "testDirectives": directives,
             "env": {"TZ": "Etc/UTC"},
             "logParser": parser,
-            # lab serves httpbin on loopback for requests' suites, which read HTTPBIN_URL.
-            "services": ["httpbin"] if repo == "psf/requests" else [],
+            # lab serves httpbin on loopback for requests' suites, which read HTTPBIN_URL, and
+            # stands in for the outside hosts they name (httpbin.org over HTTPS, ...).
+            "services": ["httpbin", "internet"] if repo == "psf/requests" else [],
             "notes": notes,
             "envId": eid,
             "buildCheck": check["result"] if check else "unchecked",

@@ -11,6 +11,8 @@ export interface ValidationProof {
   readonly valid: boolean;
   /** Why it is not valid, when it is not. */
   readonly reason: string | null;
+  /** Listed FAIL_TO_PASS tests that pass without the fix (a valid task may have some). */
+  readonly passWithoutFix?: readonly string[];
   readonly gold: Grade;
   readonly empty: Grade;
   readonly environmentKey: string | null;
@@ -53,21 +55,36 @@ export async function proveTask(
   };
   const gold = await grade("gold", oracle.goldPatch);
   const empty = await grade("empty", "");
-  const stillPassing = Object.entries(empty.failToPass)
-    .filter(([, ok]) => ok)
-    .map(([id]) => id);
-  const reason = !gold.resolved
-    ? `the gold patch does not resolve it: ${gold.reason ?? "unknown"}`
-    : stillPassing.length > 0
-      ? `FAIL_TO_PASS tests pass without the fix: ${stillPassing.slice(0, 3).join(", ")}`
-      : null;
   return {
     taskId: task.info.id,
-    valid: reason === null,
-    reason,
+    ...judgeProof(gold, empty),
     gold,
     empty,
     environmentKey: gold.environmentKey,
     labVersion: options.labVersion,
   };
+}
+
+/**
+ * The verdict on a task from its two grades. It is valid when the gold patch resolves it and,
+ * with no change, some FAIL_TO_PASS test fails: the task then tells a fix from no fix. Listed
+ * FAIL_TO_PASS tests that pass without the fix are named (upstream recorded some of its lists
+ * while a service its tests call was failing); when all of them pass, the task proves nothing.
+ */
+export function judgeProof(
+  gold: Grade,
+  empty: Grade,
+): { valid: boolean; reason: string | null; passWithoutFix: string[] } {
+  const listed = Object.keys(empty.failToPass);
+  const passWithoutFix = Object.entries(empty.failToPass)
+    .filter(([, ok]) => ok)
+    .map(([id]) => id);
+  const reason = !gold.resolved
+    ? `the gold patch does not resolve it: ${gold.reason ?? "unknown"}`
+    : listed.length === 0
+      ? "it lists no FAIL_TO_PASS test"
+      : passWithoutFix.length === listed.length
+        ? `every FAIL_TO_PASS test passes without the fix: ${passWithoutFix.slice(0, 3).join(", ")}${passWithoutFix.length > 3 ? ` and ${String(passWithoutFix.length - 3)} more` : ""}`
+        : null;
+  return { valid: reason === null, reason, passWithoutFix };
 }

@@ -21,7 +21,7 @@ import {
 import { writeJsonAtomic } from "../store/index.js";
 import { loadOracle, loadSuite, loadTask } from "../suite/index.js";
 import { classifyProofs, type DropCategory } from "./drop-reasons.js";
-import { proveTask, type ValidationProof } from "./prove.js";
+import { judgeProof, proveTask, type ValidationProof } from "./prove.js";
 
 /** Options of `lab gen --suite swebench`. */
 export interface SwebenchGenOptions {
@@ -52,6 +52,8 @@ export interface DroppedInstance {
 /** What gen did. */
 export interface SwebenchGenResult {
   readonly kept: string[];
+  /** Kept instances whose listed FAIL_TO_PASS tests partly pass without the fix: those tests. */
+  readonly passWithoutFix: Record<string, string[]>;
   readonly dropped: DroppedInstance[];
   /** Requested ids the dataset does not have. */
   readonly unknown: string[];
@@ -134,6 +136,12 @@ export async function generateSwebench(
       ).instances ?? {})
     : {};
   const kept: string[] = [];
+  const passWithoutFix: Record<string, string[]> = {};
+  const keep = (id: string, runs: readonly ValidationProof[]): void => {
+    kept.push(id);
+    const passing = [...new Set(runs.flatMap((run) => run.passWithoutFix ?? []))].sort();
+    if (passing.length > 0) passWithoutFix[id] = passing;
+  };
   let done = 0;
   const work = async (row: SwebenchRow): Promise<void> => {
     const id = row.instance_id;
@@ -210,8 +218,26 @@ export async function generateSwebench(
       (earlier.kept ||
         (earlier.category !== "environment" && earlier.category !== "infrastructure"));
     if (earlier?.fingerprint === fingerprint && reusable) {
-      if (earlier.kept) {
-        kept.push(id);
+      // The stored grades are the evidence; the verdict is made again, by today's rules.
+      const rejudged =
+        earlier.runs.length === 0
+          ? null
+          : earlier.runs.map((run) => ({ ...run, ...judgeProof(run.gold, run.empty) }));
+      const verdict =
+        rejudged === null
+          ? { category: earlier.category ?? "gold_fails", reason: earlier.reason ?? "" }
+          : classifyProofs(rejudged, await readGoldLogs(options.suiteDir, id, rejudged.length));
+      if (rejudged !== null) {
+        stored[id] = {
+          ...earlier,
+          kept: verdict === null,
+          reason: verdict?.reason ?? null,
+          category: verdict?.category ?? null,
+          runs: rejudged,
+        };
+      }
+      if (verdict === null) {
+        keep(id, rejudged ?? []);
         reporter.emit({
           type: "log",
           level: "info",
@@ -219,7 +245,7 @@ export async function generateSwebench(
         });
         return;
       }
-      return drop(earlier.category ?? "gold_fails", earlier.reason ?? "failed its proof earlier");
+      return drop(verdict.category, verdict.reason || "failed its proof earlier");
     }
     const suite = await loadSuite(path.basename(options.suiteDir), {
       evalsDir: path.dirname(options.suiteDir),
@@ -258,7 +284,7 @@ export async function generateSwebench(
     };
     await writeJsonAtomic(proofFile, { instances: stored });
     if (verdict !== null) return drop(verdict.category, verdict.reason);
-    kept.push(id);
+    keep(id, runs);
     reporter.emit({
       type: "log",
       level: "info",
@@ -278,6 +304,7 @@ export async function generateSwebench(
   );
   return {
     kept: kept.sort(),
+    passWithoutFix,
     dropped: dropped.sort((a, b) => a.instance_id.localeCompare(b.instance_id)),
     unknown,
   };

@@ -10,6 +10,7 @@ export function renderGenSection(
   kept: readonly string[],
   dropped: readonly DroppedInstance[],
   when: string,
+  passWithoutFix: Readonly<Record<string, readonly string[]>> = {},
 ): string {
   const inScope = dropped.filter((drop) => drop.category !== "out_of_scope");
   const lines = [
@@ -18,6 +19,16 @@ export function renderGenSection(
     "",
     `Kept (${String(kept.length)}): ${kept.length === 0 ? "none" : kept.map((id) => `\`${id}\``).join(", ")}.`,
     "",
+    ...Object.entries(passWithoutFix).flatMap(([id, tests], index) => [
+      ...(index === 0
+        ? [
+            "Kept, though some of their listed FAIL_TO_PASS tests pass here without the fix (the others fail without it and pass with it):",
+            "",
+          ]
+        : []),
+      `- \`${id}\`: ${tests.map((test) => `\`${test}\``).join(", ")}`,
+    ]),
+    ...(Object.keys(passWithoutFix).length > 0 ? [""] : []),
     "| dropped instance | why |",
     "|---|---|",
     ...inScope.map(

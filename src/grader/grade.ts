@@ -16,7 +16,7 @@ import {
 import { git, tryGit } from "../git/index.js";
 import { runCommand } from "../process/index.js";
 import { checkoutTask } from "./checkout.js";
-import { startServices } from "./services.js";
+import { startServices, withServices } from "./services.js";
 import { detectTestTampering } from "./tamper.js";
 import { checkSuspiciousOutput, evaluateTests } from "./evaluate.js";
 import { parseTestLog, TEST_OUTPUT_END, TEST_OUTPUT_START } from "./parse-log.js";
@@ -221,7 +221,7 @@ export async function gradeChange(
     const testRun = await timed("tests", () =>
       runCommand(["bash", "-c", command], {
         cwd: repo,
-        env: { ...runEnv, ...gradeEnv.testEnv, ...services.env },
+        env: { ...runEnv, ...withServices(gradeEnv.testEnv, services) },
         timeoutMs: options.testTimeoutMs,
         logFile: options.logFile,
         ...withSignal,

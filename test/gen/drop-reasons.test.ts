@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { Grade } from "../../src/core/index.js";
-import { classifyProofs, type ValidationProof } from "../../src/gen/index.js";
+import {
+  classifyProofs,
+  judgeProof,
+  renderGenSection,
+  type ValidationProof,
+} from "../../src/gen/index.js";
 
 function grade(fields: Partial<Grade>): Grade {
   return {
@@ -80,5 +85,50 @@ describe("classifyProofs", () => {
       category: "flaky",
       reason: "flaky: t.py::p (empty) changed outcome between proof runs",
     });
+  });
+});
+
+describe("judgeProof", () => {
+  const empty = (failToPass: Record<string, boolean>): Grade =>
+    grade({ resolved: false, patchEmpty: true, failToPass });
+
+  it("keeps a task whose listed FAIL_TO_PASS tests fail without the fix", () => {
+    expect(judgeProof(grade({}), empty({ "t.py::a": false, "t.py::b": false }))).toEqual({
+      valid: true,
+      reason: null,
+      passWithoutFix: [],
+    });
+  });
+
+  it("keeps a task where some listed tests pass without the fix, and names them", () => {
+    expect(judgeProof(grade({}), empty({ "t.py::a": true, "t.py::b": false }))).toEqual({
+      valid: true,
+      reason: null,
+      passWithoutFix: ["t.py::a"],
+    });
+  });
+
+  it("drops a task that no listed test tells apart from no change, or that gold does not resolve", () => {
+    expect(judgeProof(grade({}), empty({ "t.py::a": true, "t.py::b": true }))).toEqual({
+      valid: false,
+      reason: "every FAIL_TO_PASS test passes without the fix: t.py::a, t.py::b",
+      passWithoutFix: ["t.py::a", "t.py::b"],
+    });
+    expect(judgeProof(grade({}), empty({})).reason).toBe("it lists no FAIL_TO_PASS test");
+    expect(
+      judgeProof(grade({ resolved: false, reason: "tests failed" }), empty({ "t.py::a": false }))
+        .reason,
+    ).toBe("the gold patch does not resolve it: tests failed");
+  });
+
+  it("lists such tasks under the kept ones in the tier README", () => {
+    const section = renderGenSection(["a__b-1", "a__b-2"], [], "2026-01-01", {
+      "a__b-2": ["t.py::x", "t.py::y"],
+    });
+    expect(section).toContain(
+      "Kept, though some of their listed FAIL_TO_PASS tests pass here without the fix",
+    );
+    expect(section).toContain("- `a__b-2`: `t.py::x`, `t.py::y`");
+    expect(renderGenSection(["a__b-1"], [], "2026-01-01")).not.toContain("Kept, though");
   });
 });

@@ -159,7 +159,7 @@ describe("lab gen --suite swebench", () => {
       result.dropped.map((drop) => [drop.instance_id, drop.reason]),
     );
     expect(reasons["acme__widget-2"]).toBe(
-      "FAIL_TO_PASS tests pass without the fix: tests/test_clamp.py::test_low",
+      "every FAIL_TO_PASS test passes without the fix: tests/test_clamp.py::test_low",
     );
     expect(reasons["acme__widget-3"]).toBe(
       "gold fails 1 test(s): tests/test_clamp.py::test_high (FAILED)",
