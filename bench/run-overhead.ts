@@ -1,0 +1,72 @@
+/**
+ * How much longer a finished run took than its tests: per trial, the trial's wall time (setup,
+ * tool, diff, grade) beside the wall time of its test process, and the ratio of the sums.
+ *
+ *   npx tsx bench/run-overhead.ts RUN_DIR [--wall-ms MS]
+ *
+ * Made for `lab run gold` over a warm tier: the goal is a whole run within 1.2 times the sum of
+ * its test processes. With --wall-ms (the run's own wall time, e.g. from `time`), the ratio of
+ * that to the sum of test times is printed too, which counts what happens between trials.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { median } from "../src/report/index.js";
+import { trialResultSchema } from "../src/store/index.js";
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { "wall-ms": { type: "string" } },
+});
+const runDir = positionals[0];
+if (runDir === undefined) {
+  process.stderr.write("usage: npx tsx bench/run-overhead.ts RUN_DIR [--wall-ms MS]\n");
+  process.exit(2);
+}
+
+interface Row {
+  readonly task: string;
+  readonly trialMs: number;
+  readonly testsMs: number;
+  readonly resolved: boolean | null;
+}
+
+const rows: Row[] = [];
+const trialsDir = path.join(runDir, "trials");
+for (const task of readdirSync(trialsDir).sort()) {
+  for (const trial of readdirSync(path.join(trialsDir, task))) {
+    const file = path.join(trialsDir, task, trial, "result.json");
+    const result = trialResultSchema.parse(JSON.parse(readFileSync(file, "utf8")));
+    rows.push({
+      task,
+      trialMs: result.durationMs,
+      testsMs: result.grade?.phaseMs.tests ?? 0,
+      resolved: result.resolved,
+    });
+  }
+}
+
+const seconds = (ms: number): string => (ms / 1000).toFixed(1);
+process.stdout.write(
+  "| task | trial s | tests s | overhead s | resolved |\n|---|---|---|---|---|\n",
+);
+for (const row of rows) {
+  process.stdout.write(
+    `| ${row.task} | ${seconds(row.trialMs)} | ${seconds(row.testsMs)} | ${seconds(row.trialMs - row.testsMs)} | ${String(row.resolved)} |\n`,
+  );
+}
+const trialSum = rows.reduce((sum, row) => sum + row.trialMs, 0);
+const testsSum = rows.reduce((sum, row) => sum + row.testsMs, 0);
+process.stdout.write(
+  [
+    "",
+    `trials: ${String(rows.length)}, resolved: ${String(rows.filter((row) => row.resolved === true).length)}`,
+    `sum of trial times: ${seconds(trialSum)} s; sum of test processes: ${seconds(testsSum)} s`,
+    `ratio (trials / tests): ${(trialSum / testsSum).toFixed(3)}`,
+    `median overhead per trial: ${seconds(median(rows.map((row) => row.trialMs - row.testsMs)) ?? 0)} s`,
+    ...(values["wall-ms"] === undefined
+      ? []
+      : [`ratio (run wall time / tests): ${(Number(values["wall-ms"]) / testsSum).toFixed(3)}`]),
+    "",
+  ].join("\n"),
+);
