@@ -16,6 +16,7 @@ import {
 import { git, tryGit } from "../git/index.js";
 import { runCommand } from "../process/index.js";
 import { checkoutTask } from "./checkout.js";
+import { confineGrade, removeInside, type GradeSandbox } from "./confine.js";
 import { startServices, withServices } from "./services.js";
 import { detectTestTampering } from "./tamper.js";
 import { checkSuspiciousOutput, evaluateTests } from "./evaluate.js";
@@ -35,6 +36,11 @@ export interface GradeOptions {
   readonly signal?: AbortSignal | undefined;
   /** Keep the scratch folder, for debugging. */
   readonly keepScratch?: boolean;
+  /**
+   * Where the change's code runs when it is installed and tested (`confine.ts`); default:
+   * bwrap when it can make a sandbox here, else none.
+   */
+  readonly sandbox?: GradeSandbox | undefined;
 }
 
 /** The change to grade: a diff, or a tool's work tree to take the diff from. */
@@ -55,9 +61,11 @@ const APPLY_CHAIN: readonly (readonly string[])[] = [
 ];
 
 /**
- * Grades a change as upstream SWE-bench does, on the host: a fresh checkout at the base commit,
- * the change applied as a diff, the project installed, the test files reset and the hidden
- * test patch applied, the named test files run, and the log parsed and judged.
+ * Grades a change as upstream SWE-bench does: a fresh checkout at the base commit, the change
+ * applied as a diff, the project installed, the test files reset and the hidden test patch
+ * applied, the named test files run, and the log parsed and judged. The install steps and the
+ * tests run the change's code, so they run in a sandbox (`options.sandbox`); lab's own steps
+ * run on the host.
  */
 export async function gradeChange(
   task: Task,
@@ -88,7 +96,6 @@ export async function gradeChange(
     TZ: "UTC",
   };
   const signal = options.signal;
-  const withSignal = signal === undefined ? {} : { signal };
 
   try {
     await writeFile(
@@ -160,7 +167,7 @@ export async function gradeChange(
     // pytest's basetemp (/tmp/pytest-of-USER) and delete each other's folders.
     const tmp = path.join(options.scratchDir, "tmp");
     await mkdir(tmp, { recursive: true });
-    const runEnv = {
+    const commandEnv: Record<string, string> = {
       ...gradeEnv.env,
       ...oracle.environment.env,
       HOME: home,
@@ -170,32 +177,53 @@ export async function gradeChange(
       TZ: "UTC",
       PYTHONDONTWRITEBYTECODE: "1",
     };
-
-    await timed("install", async () => {
-      for (const command of [...oracle.environment.preInstall, oracle.environment.install]) {
-        await log(`+ ${command}`);
-        const result = await runCommand(["bash", "-c", command], {
-          cwd: repo,
-          env: runEnv,
-          timeoutMs: options.installTimeoutMs,
-          logFile: options.logFile,
-          ...withSignal,
-        });
-        if (result.aborted)
-          throw new LabError("CANCELLED", "Cancelled while installing the project.");
-        // Like upstream's eval script (no `set -e`), a failed install goes on to the tests,
-        // which then fail on their own; the log keeps the reason.
-        if (result.exitCode !== 0)
-          await log(`lab: install step exited with ${String(result.exitCode ?? result.signal)}`);
-      }
+    // From here the change's code runs (its setup.py or build backend, its package, its
+    // conftest.py): in a sandbox, and with the checkout's git directory out of its reach.
+    const confinement = await confineGrade({
+      sandbox: options.sandbox,
+      task,
+      environment: options.environment,
+      scratchDir: options.scratchDir,
+      repo,
+      home,
+      pathEnv: commandEnv.PATH ?? options.environment.pathEnv,
+      prepared,
+      gradeEnv,
     });
+    const gitEnv = { GIT_DIR: confinement.gitDir, GIT_WORK_TREE: repo };
+    const runEnv = { ...commandEnv, ...confinement.env };
+    await log(confinement.note);
+
+    await timed("install", () =>
+      confinement.phase([], async (sandbox) => {
+        for (const command of [...oracle.environment.preInstall, oracle.environment.install]) {
+          await log(`+ ${command}`);
+          const result = await sandbox.exec(["bash", "-c", command], {
+            cwd: repo,
+            env: runEnv,
+            timeoutMs: options.installTimeoutMs,
+            logFile: options.logFile,
+            signal,
+          });
+          if (result.aborted)
+            throw new LabError("CANCELLED", "Cancelled while installing the project.");
+          // Like upstream's eval script (no `set -e`), a failed install goes on to the tests,
+          // which then fail on their own; the log keeps the reason.
+          if (result.exitCode !== 0)
+            await log(
+              `lab: install step exited with ${String(result.exitCode ?? result.signal)}${result.timedOut ? " (timed out)" : ""}`,
+            );
+        }
+      }),
+    );
 
     const testFiles = listPatchFiles(oracle.testPatch);
-    await timed("reset", () => resetTestFiles(repo, task.info.baseCommit, testFiles));
+    await timed("reset", () => resetTestFiles(repo, task.info.baseCommit, testFiles, gitEnv));
     const testPatchFile = path.join(options.scratchDir, "test.patch");
     await writeFile(testPatchFile, oracle.testPatch);
     const testApply = await tryGit(["apply", "-v", testPatchFile], {
       cwd: repo,
+      env: gitEnv,
       logFile: options.logFile,
       signal,
     });
@@ -219,13 +247,15 @@ export async function gradeChange(
       }),
     );
     const testRun = await timed("tests", () =>
-      runCommand(["bash", "-c", command], {
-        cwd: repo,
-        env: { ...runEnv, ...withServices(gradeEnv.testEnv, services) },
-        timeoutMs: options.testTimeoutMs,
-        logFile: options.logFile,
-        ...withSignal,
-      }),
+      confinement.phase(services.pythonPath, (sandbox) =>
+        sandbox.exec(["bash", "-c", command], {
+          cwd: repo,
+          env: { ...runEnv, ...withServices(gradeEnv.testEnv, services) },
+          timeoutMs: options.testTimeoutMs,
+          logFile: options.logFile,
+          signal,
+        }),
+      ),
     ).finally(() => services.stop());
     if (testRun.aborted) throw new LabError("CANCELLED", "Cancelled while running the tests.");
     await log(`: '${TEST_OUTPUT_END}'\n>>>>> Test Exit Code: ${String(testRun.exitCode)}`);
@@ -237,6 +267,11 @@ export async function gradeChange(
       failToPass: oracle.failToPass,
       passToPass: oracle.passToPass,
     });
+    // A limit of the sandbox ended some of the test run (the log says which, and how).
+    const overLimit =
+      testRun.limitExceeded === null
+        ? null
+        : `the tests went over the sandbox's ${testRun.limitExceeded} limit`;
     const suspicious = testRun.timedOut
       ? null
       : testRun.exitCode === null
@@ -244,13 +279,19 @@ export async function gradeChange(
         : checkSuspiciousOutput({ statuses, testExitCode: testRun.exitCode, log: text });
     const reason = testRun.timedOut
       ? `the tests timed out after ${String(Math.round(options.testTimeoutMs / 1000))} s`
-      : suspicious !== null
-        ? `the test log was rejected: ${suspicious}`
-        : tampering.length > 0
-          ? `the change tampers with the test run: ${tampering.join("; ")}`
-          : verdicts.reason;
+      : overLimit !== null
+        ? overLimit
+        : suspicious !== null
+          ? `the test log was rejected: ${suspicious}`
+          : tampering.length > 0
+            ? `the change tampers with the test run: ${tampering.join("; ")}`
+            : verdicts.reason;
     const resolved =
-      !testRun.timedOut && suspicious === null && tampering.length === 0 && verdicts.resolved;
+      !testRun.timedOut &&
+      overLimit === null &&
+      suspicious === null &&
+      tampering.length === 0 &&
+      verdicts.resolved;
     return {
       grade: {
         resolved,
@@ -345,10 +386,10 @@ async function resetTestFiles(
   repo: string,
   baseCommit: string,
   files: readonly { path: string; isNew: boolean }[],
+  env: Readonly<Record<string, string>>,
 ): Promise<void> {
   const existing = files.filter((file) => !file.isNew).map((file) => file.path);
-  if (existing.length > 0) await git(["checkout", baseCommit, "--", ...existing], { cwd: repo });
-  for (const file of files.filter((entry) => entry.isNew)) {
-    await rm(path.join(repo, file.path), { recursive: true, force: true });
-  }
+  if (existing.length > 0)
+    await git(["checkout", baseCommit, "--", ...existing], { cwd: repo, env });
+  for (const file of files.filter((entry) => entry.isNew)) await removeInside(repo, file.path);
 }

@@ -70,7 +70,7 @@ async function checkSandbox(
   const notes: { level: "info" | "warn"; message: string }[] = [
     {
       level: "info",
-      message: `sandbox ${provider.name} (network ${network ? "on" : "off"}); limits: ${enforcement.summary}`,
+      message: `sandbox ${provider.name} (network ${network ? "on" : "off"}); limits: ${enforcement.summary}; grading: ${provider.isolatesFilesystem ? `the change's install and tests run in ${provider.name} too (network on)` : "the change's install and tests run unconfined, on the host"}`,
     },
   ];
   if (!provider.isolatesFilesystem) {

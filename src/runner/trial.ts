@@ -180,6 +180,13 @@ export async function runTrial(
             testTimeoutMs: config.limits.testMs,
             signal,
             keepScratch: config.keepScratch,
+            // The change's code runs in the run's sandbox too, behind the same hidden folders.
+            sandbox: {
+              provider: config.sandbox.provider,
+              hostHome: config.sandbox.hostHome,
+              hiddenPaths: hiddenFolders(job, config),
+              limits: config.sandbox.limits,
+            },
           },
         ),
       );
@@ -218,26 +225,31 @@ function sandboxSpec(
   scratch: string,
   workTree: string,
 ): SandboxSpec {
-  const suiteDir = path.dirname(path.dirname(job.task.oracleDir));
   return {
     workTree,
     stateDir: path.join(scratch, "sandbox"),
     readOnlyPaths: [path.join(scratch, "input")],
     toolPaths: config.tool.sandboxPaths ?? [],
     writablePaths: [job.paths.artifactsDir],
-    hiddenPaths: [
-      path.dirname(suiteDir),
-      ...evalsSearchPath({ evalsDir: config.evalsDir, cwd: config.cwd }),
-      builtinEvalsDir,
-      config.runsDir,
-      config.environment.cacheDir,
-      config.scratchRoot,
-    ],
+    hiddenPaths: hiddenFolders(job, config),
     hostHome: config.sandbox.hostHome,
     pathEnv: config.toolEnv.PATH ?? "/usr/bin:/bin",
     network: config.sandbox.network,
     limits: config.sandbox.limits,
   };
+}
+
+/** Folders a trial's sandboxes never show: every suite, the runs, lab's cache, the scratch root. */
+function hiddenFolders(job: TrialJob, config: RunConfig): string[] {
+  const suiteDir = path.dirname(path.dirname(job.task.oracleDir));
+  return [
+    path.dirname(suiteDir),
+    ...evalsSearchPath({ evalsDir: config.evalsDir, cwd: config.cwd }),
+    builtinEvalsDir,
+    config.runsDir,
+    config.environment.cacheDir,
+    config.scratchRoot,
+  ];
 }
 
 /** Whether a failure is the run's interruption rather than the trial's own. */

@@ -3,13 +3,31 @@
  * must fail, leaving the task unresolved as noop leaves it. See test/fixtures/hostile/.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
-import { sharedCacheDir } from "../helpers/temp.js";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  commandToolSpec,
+  configFileSchema,
+  resolveRunConfig,
+  resolveSettings,
+} from "../../src/config/index.js";
+import type { RunEvent } from "../../src/core/index.js";
+import { runSuite } from "../../src/runner/index.js";
+import { createCommandTool } from "../../src/tools/index.js";
+import { repoRoot, sharedCacheDir } from "../helpers/temp.js";
 import { hasBwrap } from "../sandbox/helpers.js";
-import { gradedPatch, makeLab, toolReport } from "./helpers.js";
+import { gradedPatch, HOSTILE_DIR, makeLab, toolReport, type Lab } from "./helpers.js";
 
 describe.runIf(hasBwrap())("hostile tools against the sandbox boundary", () => {
   const lab = makeLab();
@@ -89,10 +107,151 @@ describe.runIf(hasBwrap())("hostile tools against the sandbox boundary", () => {
     expect(processesNamed(tag)).toEqual([]);
   }, 120_000);
 
-  // The tool's change runs when it is graded (setup.py at install, the package at import),
-  // on the host and unconfined: it could write to lab's shared environment cache.
-  it.todo("code in the change runs confined when it is graded (grading is not sandboxed yet)");
+  // The tool's change runs when it is graded: its build backend at install, its conftest.py
+  // when the tests start. Under bwrap that code sees its checkout, not the host.
+  it("code in the change runs confined when it is graded: no home, oracle, runs or cache", async () => {
+    const home = fakeHome();
+    const tag = `lab-hostile-graded-${String(process.pid)}`;
+    const { grading, secrets, result } = await runGraded(lab, "bwrap", home, (targets) => [
+      ...targets.reads.map((file) => `read:${file}`),
+      `write:${path.join(home, "pwned.txt")}`,
+      `write:${path.join(sharedCacheDir, "pwned.txt")}`,
+      `write:${path.join(sharedCacheDir, "envs", "pwned.txt")}`,
+      `write:${path.join(lab.runsDir, "pwned.txt")}`,
+      `write:${path.join(lab.evalsDir, "fixture", "oracle", "alpha", "pwned.txt")}`,
+      "site",
+      `daemon:${tag}`,
+    ]);
+    // It ran at both stages (so "nothing found" means blocked, not "never tried")...
+    expect(grading).toMatch(/HOSTILE install RAN /);
+    expect(grading).toMatch(/HOSTILE tests RAN /);
+    expect(grading).toMatch(/HOSTILE tests DAEMON /);
+    expect(grading).toMatch(
+      /HOSTILE tests TRIED \S+\/envs\/py[^/]+\/lib\/python[\d.]+\/site-packages\//,
+    );
+    // ...and read, wrote and kept nothing.
+    expect(grading).not.toMatch(/HOSTILE \w+ (READ|WROTE|WRITABLE) /);
+    for (const secret of secrets) expect(grading).not.toContain(secret);
+    expect(findMarked(home)).toEqual([]);
+    expect(findMarked(lab.root)).toEqual([]);
+    expect(findMarked(sharedCacheDir, "lab_hostile_pwned.py")).toEqual([]);
+    expect(findMarked(sharedCacheDir, "pwned.txt")).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(processesNamed(tag)).toEqual([]);
+    expect(result.results[0]).toMatchObject({ resolved: false, outcome: { kind: "graded" } });
+    expect(result.events).toContainEqual(
+      expect.objectContaining({
+        type: "log",
+        message: expect.stringContaining(
+          "grading: the change's install and tests run in bwrap too",
+        ) as string,
+      }),
+    );
+  }, 240_000);
+
+  it("the same code graded without the sandbox reads the home, the oracle and the runs (the control)", async () => {
+    const home = fakeHome();
+    const tag = `lab-hostile-graded-none-${String(process.pid)}`;
+    try {
+      const { grading, secrets, result } = await runGraded(lab, "none", home, (targets) => [
+        ...targets.reads.map((file) => `read:${file}`),
+        `write:${path.join(home, "pwned.txt")}`,
+        `daemon:${tag}`,
+      ]);
+      for (const secret of secrets) expect(grading).toContain(secret);
+      expect(grading).toContain(`HOSTILE tests WROTE ${path.join(home, "pwned.txt")}`);
+      expect(result.events).toContainEqual(
+        expect.objectContaining({
+          type: "log",
+          message: expect.stringContaining(
+            "grading: the change's install and tests run unconfined, on the host",
+          ) as string,
+        }),
+      );
+    } finally {
+      for (const pid of processesNamed(tag)) process.kill(pid, "SIGKILL");
+    }
+  }, 240_000);
 });
+
+/** Fake home folders, outside the lab's root: the control writes its mark into its own. */
+let homes: string | undefined;
+
+/** A home folder of its own for one run (not under /tmp, which the sandbox replaces). */
+function fakeHome(): string {
+  if (homes === undefined) {
+    mkdirSync(path.join(repoRoot, ".cache"), { recursive: true });
+    homes = mkdtempSync(path.join(repoRoot, ".cache", "hostile-homes-"));
+  }
+  return mkdtempSync(path.join(homes, "home-"));
+}
+
+afterAll(() => {
+  if (homes !== undefined) rmSync(homes, { recursive: true, force: true });
+});
+
+/**
+ * Runs graded-code.sh as the tool over task alpha with HOME set to `home` (the user's home, to
+ * lab), the orders given by `orders`; returns the grading log and the secrets it was aimed at.
+ */
+async function runGraded(
+  lab: Lab,
+  sandbox: "bwrap" | "none",
+  home: string,
+  orders: (targets: { reads: string[] }) => string[],
+): Promise<{
+  grading: string;
+  secrets: string[];
+  result: Awaited<ReturnType<typeof runSuite>> & { events: RunEvent[] };
+}> {
+  const runId = `graded-code-${sandbox}`;
+  const secret = `secret of ${path.basename(home)}`;
+  writeFileSync(path.join(home, "secret.txt"), `${secret}\n`);
+  const oracle = path.join(lab.evalsDir, "fixture", "oracle");
+  const reads = [
+    path.join(home, "secret.txt"),
+    path.join(oracle, "alpha", "gold.patch"),
+    path.join(oracle, "beta", "gold.patch"),
+    path.join(lab.runsDir, runId, "run.json"),
+  ];
+  const env = {
+    ...process.env,
+    HOME: home,
+    PYENV_ROOT: process.env.PYENV_ROOT ?? path.join(os.homedir(), ".pyenv"),
+    LAB_CACHE_DIR: sharedCacheDir,
+    LAB_SCRATCH_DIR: lab.scratchDir,
+  };
+  const settings = resolveSettings({ evalsDir: lab.evalsDir, runsDir: lab.runsDir }, env, lab.root);
+  const line = `bash ${path.join(HOSTILE_DIR, "graded-code.sh")} ${orders({ reads }).join(" ")}`;
+  const tool = createCommandTool(
+    commandToolSpec("graded-code", { command: line, paths: [HOSTILE_DIR] }, env),
+  );
+  const config = resolveRunConfig({
+    flags: { suite: "fixture", runId, tasks: ["alpha"], timeout: "60s", sandbox },
+    env,
+    file: configFileSchema.parse({}),
+    settings,
+    tool,
+    labVersion: "test",
+    signal: new AbortController().signal,
+  });
+  const events: RunEvent[] = [];
+  const result = await runSuite(
+    config,
+    { emit: (event) => events.push(event) },
+    new AbortController().signal,
+  );
+  const grading = readFileSync(
+    path.join(result.runDir, "trials", "alpha", "1", "grader.log"),
+    "utf8",
+  );
+  // What each read would show: the home's secret, and the first line of the others.
+  const secrets = [
+    secret,
+    ...reads.slice(1, 3).map((file) => readFileSync(file, "utf8").split("\n")[0] ?? ""),
+  ];
+  return { grading, secrets, result: { ...result, events } };
+}
 
 /** Files under `dir` (named `name`, if given) holding the hostile tools' mark. */
 function findMarked(dir: string, name?: string): string[] {
