@@ -183,7 +183,12 @@ async function genSwebench(args: ParsedArgs, io: CliIO): Promise<number> {
   });
   await writeGenSection(
     path.join(suiteDir, "README.md"),
-    renderGenSection(result.kept, result.dropped, new Date().toISOString().slice(0, 10)),
+    renderGenSection(
+      result.kept,
+      result.dropped,
+      new Date().toISOString().slice(0, 10),
+      result.passWithoutFix,
+    ),
   );
   const tried = result.dropped.filter(
     (drop) => drop.category !== "out_of_scope" && drop.category !== "invalid_row",
