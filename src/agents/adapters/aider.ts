@@ -33,6 +33,15 @@ export function litellmModel(
   return `openai/${model}`;
 }
 
+/** Keys of the model providers litellm reads; either Python agent needs one of them. */
+export const LITELLM_KEYS = [
+  "OPENAI_API_KEY",
+  "ANTHROPIC_API_KEY",
+  "GEMINI_API_KEY",
+  "DEEPSEEK_API_KEY",
+  "OPENROUTER_API_KEY",
+] as const;
+
 /** The line after which lab's bootstrap prints aider's analytics events on stdout. */
 export const AIDER_EVENTS_MARKER = "--- lab: aider analytics events ---";
 
@@ -181,15 +190,7 @@ export const aider: AgentAdapter = {
   name: "aider",
   description: "aider, headless (one --message-file, --yes-always, no commits)",
   package: { manager: "pypi", name: "aider-chat", version: "0.86.2", bin: "aider" },
-  credentials: [
-    [
-      "OPENAI_API_KEY",
-      "ANTHROPIC_API_KEY",
-      "GEMINI_API_KEY",
-      "DEEPSEEK_API_KEY",
-      "OPENROUTER_API_KEY",
-    ],
-  ],
+  credentials: [LITELLM_KEYS],
   optionalEnv: ["OPENAI_API_BASE", "ANTHROPIC_API_BASE", "AIDER_MODEL"],
   invocation(input) {
     const { settings } = input;

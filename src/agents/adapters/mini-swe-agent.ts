@@ -15,7 +15,7 @@ import {
   type JsonRecord,
 } from "../parsers/json-lines.js";
 import type { AgentAdapter, OutputParser } from "../types.js";
-import { litellmModel } from "./aider.js";
+import { LITELLM_KEYS, litellmModel } from "./aider.js";
 
 /** The trajectory's name in the trial's artifacts folder. */
 const TRAJECTORY = "mini-trajectory.json";
@@ -144,15 +144,7 @@ export const miniSweAgent: AgentAdapter = {
   name: "mini-swe-agent",
   description: "mini-swe-agent, headless (mini -y --exit-immediately, trajectory parsed)",
   package: { manager: "pypi", name: "mini-swe-agent", version: "2.4.6", bin: "mini" },
-  credentials: [
-    [
-      "OPENAI_API_KEY",
-      "ANTHROPIC_API_KEY",
-      "GEMINI_API_KEY",
-      "DEEPSEEK_API_KEY",
-      "OPENROUTER_API_KEY",
-    ],
-  ],
+  credentials: [LITELLM_KEYS],
   optionalEnv: ["OPENAI_API_BASE", "ANTHROPIC_API_BASE", "MSWEA_MODEL_NAME"],
   invocation(input) {
     const { settings } = input;
