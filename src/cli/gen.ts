@@ -10,6 +10,7 @@ import {
   type ValidationProof,
 } from "../gen/index.js";
 import { writeJsonAtomic } from "../store/index.js";
+import { genRepo, rejectRepoOptions, repoGenOptions } from "./gen-repo.js";
 import { loadOracle, loadSuite, loadTask } from "../suite/index.js";
 import { createReporter } from "../ui/index.js";
 import {
@@ -33,7 +34,7 @@ import {
 export const genCommand = defineCommand({
   name: "gen",
   summary:
-    "Generate or prove a suite. `--suite swebench` rebuilds SWE-bench instances as tasks and keeps only those its gold patch proves; any other suite has its tasks proven (gold resolves, no change fails). Proofs are written to <suite>/proof.json.",
+    "Generate or prove a suite. `--suite swebench` rebuilds SWE-bench instances as tasks and keeps only those its gold patch proves; `--from-repo` mines a suite from a repository's merged changes; any other suite has its tasks proven (gold resolves, no change fails). Proofs are written to <suite>/proof.json.",
   usage: "gen --suite S [options]",
   options: {
     suite: {
@@ -73,7 +74,7 @@ export const genCommand = defineCommand({
       type: "string",
       value: "N",
       description:
-        "swebench: prove N in-scope instances, spread over the repositories (default 6, one per repository)",
+        "swebench: prove N in-scope instances, spread over the repositories (default 6, one per repository); --from-repo: walk the N newest merged changes",
     },
     all: {
       type: "boolean",
@@ -82,13 +83,14 @@ export const genCommand = defineCommand({
     },
     "no-validate": {
       type: "boolean",
-      description: "swebench: render tasks without proving them (for inspecting output)",
+      description:
+        "swebench: render tasks without proving them (for inspecting output); --from-repo: mine and profile only",
     },
     "proof-runs": {
       type: "string",
       value: "N",
       description:
-        "swebench: proof runs per instance; an instance whose outcome flips is dropped (default 2)",
+        "Proof runs per instance; one whose outcome flips is dropped (default 2; --from-repo: 3)",
     },
     hints: { type: "boolean", description: "swebench: add the dataset's hints to the prompt" },
     mirrors: {
@@ -107,6 +109,7 @@ export const genCommand = defineCommand({
       value: "DUR",
       description: "Limit of one test run (default 30m)",
     },
+    ...repoGenOptions,
     ...displayOption,
     ...commonOptions,
   },
@@ -114,9 +117,13 @@ export const genCommand = defineCommand({
   lab gen --suite starter
   lab gen --suite swebench                      # a quick sample: one instance per repository
   lab gen --suite swebench --limit 53 --mirrors ~/mirrors
-  lab gen --suite swebench --instances psf__requests-2317,pallets__flask-4045`,
+  lab gen --suite swebench --instances psf__requests-2317,pallets__flask-4045
+  lab gen --suite flask --from-repo ~/src/flask --limit 20
+  lab gen --suite ours --from-repo https://github.com/org/repo.git --since 2024-01-01 --sample 30 --mix small=0.5,medium=0.3,large=0.2`,
   async run(args, io) {
     const suite = suiteFrom(args, "gen");
+    if (stringOption(args, "from-repo") !== undefined) return genRepo(suite, args, io);
+    rejectRepoOptions(args);
     return suite === "swebench" ? genSwebench(args, io) : proveSuite(suite, args, io);
   },
 });

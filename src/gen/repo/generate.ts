@@ -1,0 +1,376 @@
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { errorMessage, type EnvironmentSpec, type Reporter } from "../../core/index.js";
+import type { EnvironmentOptions } from "../../environment/index.js";
+import { writeJsonAtomic } from "../../store/index.js";
+import { addTaskBase, removeTaskBase } from "./base-repo.js";
+import { inferEnvironment } from "./infer-env.js";
+import { isSourcePath, type Candidate } from "./mining.js";
+import { filterPatch } from "./patches.js";
+import {
+  draftOracle,
+  removeRepoTask,
+  renderRepoTask,
+  writeTaskInfo,
+  writeTestLists,
+} from "./render.js";
+import type { RepoDrop } from "./report.js";
+import { profileTask, quotas, type Mix, type Profile } from "./sampling.js";
+import type { IssueText } from "./text.js";
+import { validateCandidate, type ProofRun } from "./validate.js";
+
+/** A candidate ready to validate: its text and profile. */
+export interface PreparedCandidate {
+  readonly candidate: Candidate;
+  readonly issue: IssueText;
+  readonly profile: Profile;
+}
+
+/** Where and how to validate. */
+export interface ValidationPlan {
+  readonly suiteDir: string;
+  readonly cacheDir: string;
+  /** The repository mined (for the base repository and the environment). */
+  readonly source: string;
+  /** "owner/name" or the folder name. */
+  readonly repo: string;
+  readonly python?: string | undefined;
+  readonly proofRuns: number;
+  readonly concurrency: number;
+  readonly testTimeoutMs: number;
+  readonly environment: EnvironmentOptions;
+  readonly labVersion: string;
+  /** With a sample size: stop validating a class once its quota is kept. */
+  readonly quota?: { readonly mix: Mix | undefined; readonly total: number } | undefined;
+  readonly signal: AbortSignal;
+}
+
+/** A task gen kept. */
+export interface KeptTask {
+  readonly id: string;
+  readonly commit: string;
+  readonly failToPass: readonly string[];
+  readonly passToPass: readonly string[];
+  readonly profile: Profile;
+  readonly textSource: string;
+}
+
+/** How long one candidate took, for bench/repo-gen.ts. */
+export interface CandidateTiming {
+  readonly id: string;
+  /** Inferring the environment (resolving pins). */
+  readonly environmentMs: number;
+  /** Adding the base commit to the suite's base repository and rendering the task. */
+  readonly renderMs: number;
+  /** The proof runs. */
+  readonly validateMs: number;
+  readonly proofRuns: number;
+  readonly reused: boolean;
+}
+
+interface StoredProof {
+  readonly fingerprint: string;
+  readonly kept: boolean;
+  readonly category: string | null;
+  readonly reason: string | null;
+  readonly failToPass: readonly string[];
+  readonly passToPass: readonly string[];
+  readonly failing: readonly string[];
+  readonly environment: EnvironmentSpec | null;
+  readonly notes: readonly string[];
+  readonly runs: readonly Omit<ProofRun, "gold" | "before">[];
+}
+
+/** Bumped when validation judges differently, so proofs made the old way are not reused. */
+const VALIDATION_LAYOUT = 2;
+
+/** The source part of a gold patch: what the fix changes in code. */
+export function sourcePatchOf(candidate: Candidate): string {
+  return filterPatch(candidate.goldPatch, isSourcePath);
+}
+
+/** Prepares a candidate: its profile over the gold patch's source files and the issue text. */
+export function prepareCandidate(candidate: Candidate, issue: IssueText): PreparedCandidate {
+  return { candidate, issue, profile: profileTask(sourcePatchOf(candidate), issue.text) };
+}
+
+function fingerprintOf(candidate: Candidate, plan: ValidationPlan, issue: IssueText): string {
+  return createHash("sha256")
+    .update(
+      JSON.stringify([
+        VALIDATION_LAYOUT,
+        candidate.commit,
+        candidate.base,
+        candidate.testPatch,
+        candidate.goldPatch,
+        issue.text,
+        plan.python ?? null,
+        plan.proofRuns,
+        plan.labVersion,
+      ]),
+    )
+    .digest("hex")
+    .slice(0, 16);
+}
+
+/**
+ * Validates candidates in order (newest first), `concurrency` at a time: infers each one's
+ * environment, renders it as a task and proves it; keeps it, or removes it with its reason.
+ * Proofs are stored in proof.json and reused while their inputs are unchanged.
+ */
+export async function validateCandidates(
+  prepared: readonly PreparedCandidate[],
+  plan: ValidationPlan,
+  reporter: Reporter,
+): Promise<{ kept: KeptTask[]; dropped: RepoDrop[]; timings: CandidateTiming[] }> {
+  const proofFile = path.join(plan.suiteDir, "proof.json");
+  const stored: Record<string, StoredProof> = existsSync(proofFile)
+    ? ((JSON.parse(await readFile(proofFile, "utf8")) as { tasks?: Record<string, StoredProof> })
+        .tasks ?? {})
+    : {};
+  const kept: KeptTask[] = [];
+  const dropped: RepoDrop[] = [];
+  const timings: CandidateTiming[] = [];
+  const classOf = (item: PreparedCandidate): string =>
+    plan.quota?.mix === undefined ? "all" : item.profile[plan.quota.mix.dimension];
+  const limits =
+    plan.quota === undefined
+      ? null
+      : plan.quota.mix === undefined
+        ? { all: plan.quota.total }
+        : quotas(plan.quota.mix, plan.quota.total);
+  const inFlight = new Map<string, number>();
+  let done = 0;
+  const log = (message: string): void => {
+    reporter.emit({
+      type: "log",
+      level: "info",
+      message: `[${String(++done)}/${String(prepared.length)}] ${message}`,
+    });
+  };
+
+  const work = async (item: PreparedCandidate): Promise<boolean> => {
+    const { candidate, issue, profile } = item;
+    const id = candidate.id;
+    const drop = async (category: string, reason: string): Promise<false> => {
+      dropped.push({ id, commit: candidate.commit, subject: candidate.subject, category, reason });
+      await removeRepoTask(plan.suiteDir, id);
+      await removeTaskBase(plan.cacheDir, id);
+      log(`${id}: dropped: ${reason}`);
+      return false;
+    };
+    const fingerprint = fingerprintOf(candidate, plan, issue);
+    const earlier = stored[id];
+    // Install and infrastructure failures may pass another time (PyPI was down): they are retried.
+    const reuse =
+      earlier?.fingerprint === fingerprint &&
+      earlier.category !== "infrastructure" &&
+      earlier.category !== "install";
+    const timing = {
+      id,
+      environmentMs: 0,
+      renderMs: 0,
+      validateMs: 0,
+      proofRuns: 0,
+      reused: reuse,
+    };
+    const started = performance.now();
+    let environment: EnvironmentSpec;
+    let notes: readonly string[];
+    if (reuse && !earlier.kept) {
+      timings.push(timing);
+      return drop(earlier.category ?? "unknown", earlier.reason ?? "dropped earlier");
+    }
+    if (reuse && earlier.environment !== null) {
+      environment = earlier.environment;
+      notes = earlier.notes;
+    } else {
+      const inferred = await inferEnvironment({
+        gitDir: plan.source,
+        commit: candidate.base,
+        date: candidate.baseDate,
+        python: plan.python,
+        environment: plan.environment,
+        cacheDir: plan.cacheDir,
+        signal: plan.signal,
+      }).catch((error: unknown) => ({
+        ok: false as const,
+        category: "install" as const,
+        reason: `install failed: ${errorMessage(error)}`,
+      }));
+      timing.environmentMs = Math.round(performance.now() - started);
+      if (!inferred.ok) {
+        stored[id] = {
+          fingerprint,
+          kept: false,
+          category: inferred.category,
+          reason: inferred.reason,
+          failToPass: [],
+          passToPass: [],
+          failing: [],
+          environment: null,
+          notes: [],
+          runs: [],
+        };
+        await writeJsonAtomic(proofFile, { tasks: stored });
+        timings.push(timing);
+        return drop(inferred.category, inferred.reason);
+      }
+      environment = inferred.spec;
+      notes = inferred.notes;
+    }
+    const renderStart = performance.now();
+    await addTaskBase(plan.source, plan.cacheDir, id, candidate.base, plan.signal);
+    const metadata = {
+      kind: candidate.kind,
+      date: candidate.date.slice(0, 10),
+      textSource: issue.source,
+      python: environment.python,
+      scope: profile.scope,
+      description: profile.description,
+      difficulty: profile.difficulty,
+      goldFiles: profile.goldFiles,
+      goldLines: profile.goldLines,
+      modules: profile.modules,
+      hasReproduction: profile.hasReproduction,
+      hasStackTrace: profile.hasStackTrace,
+      descriptionChars: profile.descriptionChars,
+    };
+    const draft = {
+      candidate,
+      repo: plan.repo,
+      issue: issue.text,
+      metadata,
+      environment,
+      failToPass: [],
+      passToPass: [],
+    };
+    const task = await renderRepoTask(plan.suiteDir, draft);
+    await writeJsonAtomic(path.join(task.oracleDir, "source.json"), {
+      commit: candidate.commit,
+      kind: candidate.kind,
+      pr: candidate.pr,
+      textSource: issue.source,
+      textUrl: issue.url ?? null,
+      environmentNotes: notes,
+    });
+    timing.renderMs = Math.round(performance.now() - renderStart);
+    let proof: StoredProof;
+    if (reuse && earlier.kept) {
+      proof = earlier;
+    } else {
+      const validateStart = performance.now();
+      const { verdict, runs } = await validateCandidate(task, draftOracle(draft), {
+        runs: plan.proofRuns,
+        environment: plan.environment,
+        logDir: path.join(plan.cacheDir, "proof-logs"),
+        testTimeoutMs: plan.testTimeoutMs,
+        signal: plan.signal,
+      });
+      timing.validateMs = Math.round(performance.now() - validateStart);
+      timing.proofRuns = runs.length;
+      if (plan.signal.aborted) return false;
+      proof = {
+        fingerprint,
+        kept: verdict.kept,
+        category: verdict.kept ? null : verdict.category,
+        reason: verdict.kept ? null : verdict.reason,
+        failToPass: verdict.kept ? verdict.failToPass : [],
+        passToPass: verdict.kept ? verdict.passToPass : [],
+        failing: verdict.kept ? verdict.failing : [],
+        environment,
+        notes,
+        runs: runs.map((run) => ({
+          goldTimedOut: run.goldTimedOut,
+          beforeTimedOut: run.beforeTimedOut,
+          environmentKey: run.environmentKey,
+          durationMs: run.durationMs,
+        })),
+      };
+      stored[id] = proof;
+      await writeJsonAtomic(proofFile, { tasks: stored });
+    }
+    timings.push(timing);
+    if (!proof.kept) return drop(proof.category ?? "unknown", proof.reason ?? "");
+    await writeTestLists(task.oracleDir, proof.failToPass, proof.passToPass);
+    await writeTaskInfo(task.dir, {
+      ...task.info,
+      metadata: { ...metadata, failingTestsLeftOut: proof.failing.length },
+    });
+    kept.push({
+      id,
+      commit: candidate.commit,
+      failToPass: proof.failToPass,
+      passToPass: proof.passToPass,
+      profile,
+      textSource: issue.source,
+    });
+    log(
+      `${id}: kept (${String(proof.failToPass.length)} FAIL_TO_PASS, ${String(proof.passToPass.length)} PASS_TO_PASS${reuse ? ", proven earlier" : `, proven ${String(plan.proofRuns)}x`})`,
+    );
+    return true;
+  };
+
+  // Candidates wait while a class's quota could still be met by those in flight: a dropped one
+  // frees its place for the next candidate of its class.
+  const pending = [...prepared];
+  const keptCount = new Map<string, number>();
+  let running = 0;
+  let wake: (() => void)[] = [];
+  const isFull = (name: string): boolean => {
+    const limit = limits?.[name];
+    return limit !== undefined && (keptCount.get(name) ?? 0) >= limit;
+  };
+  const pick = (): PreparedCandidate | "wait" | null => {
+    for (const [index, item] of pending.entries()) {
+      const name = classOf(item);
+      const limit = limits?.[name];
+      if (limit === undefined || (keptCount.get(name) ?? 0) + (inFlight.get(name) ?? 0) < limit) {
+        pending.splice(index, 1);
+        return item;
+      }
+    }
+    return running > 0 && pending.some((item) => !isFull(classOf(item))) ? "wait" : null;
+  };
+  const worker = async (): Promise<void> => {
+    while (!plan.signal.aborted) {
+      const item = pick();
+      if (item === null) return;
+      if (item === "wait") {
+        await new Promise<void>((resolve) => wake.push(resolve));
+        continue;
+      }
+      const name = classOf(item);
+      inFlight.set(name, (inFlight.get(name) ?? 0) + 1);
+      running++;
+      try {
+        if (await work(item)) keptCount.set(name, (keptCount.get(name) ?? 0) + 1);
+      } finally {
+        inFlight.set(name, (inFlight.get(name) ?? 1) - 1);
+        running--;
+        const waiting = wake;
+        wake = [];
+        for (const resolve of waiting) resolve();
+      }
+    }
+  };
+  await Promise.all(
+    Array.from({ length: Math.max(1, Math.min(plan.concurrency, prepared.length)) }, worker),
+  );
+  for (const item of pending) {
+    const name = classOf(item);
+    dropped.push({
+      id: item.candidate.id,
+      commit: item.candidate.commit,
+      subject: item.candidate.subject,
+      category: "not_sampled",
+      reason:
+        name === "all"
+          ? `the sample of ${String(limits?.all ?? 0)} was full`
+          : `the ${name} share of the sample (${String(limits?.[name] ?? 0)}) was full`,
+    });
+  }
+  return { kept, dropped, timings };
+}
