@@ -19,15 +19,17 @@ export function renderGenSection(
     "",
     `Kept (${String(kept.length)}): ${kept.length === 0 ? "none" : kept.map((id) => `\`${id}\``).join(", ")}.`,
     "",
-    ...Object.entries(passWithoutFix).flatMap(([id, tests], index) => [
-      ...(index === 0
-        ? [
-            "Kept, though some of their listed FAIL_TO_PASS tests pass here without the fix (the others fail without it and pass with it):",
-            "",
-          ]
-        : []),
-      `- \`${id}\`: ${tests.map((test) => `\`${test}\``).join(", ")}`,
-    ]),
+    ...Object.entries(passWithoutFix)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .flatMap(([id, tests], index) => [
+        ...(index === 0
+          ? [
+              "Kept, though some of their listed FAIL_TO_PASS tests pass here without the fix (the others fail without it and pass with it):",
+              "",
+            ]
+          : []),
+        `- \`${id}\`: ${tests.map((test) => `\`${test}\``).join(", ")}`,
+      ]),
     ...(Object.keys(passWithoutFix).length > 0 ? [""] : []),
     "| dropped instance | why |",
     "|---|---|",
