@@ -130,7 +130,10 @@ describe.runIf(hasBwrap())("hostile tools against the sandbox boundary", () => {
       /HOSTILE tests TRIED \S+\/envs\/py[^/]+\/lib\/python[\d.]+\/site-packages\//,
     );
     // ...and read, wrote and kept nothing.
-    expect(grading).not.toMatch(/HOSTILE \w+ (READ|WROTE|WRITABLE) /);
+    // Nothing was read, and the cached environment was not writable. A write may seem to work
+    // when its target lies under /tmp (a checkout under /tmp holds lab's cache): it lands in the
+    // grade's private /tmp, which is thrown away; the real folders are searched below.
+    expect(grading).not.toMatch(/HOSTILE \w+ (READ|WRITABLE) /);
     for (const secret of secrets) expect(grading).not.toContain(secret);
     expect(findMarked(home)).toEqual([]);
     expect(findMarked(lab.root)).toEqual([]);
