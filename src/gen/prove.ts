@@ -31,28 +31,11 @@ export async function proveTask(
     signal?: AbortSignal | undefined;
   },
 ): Promise<ValidationProof> {
-  const grade = async (label: string, patch: string): Promise<Grade> => {
-    const scratch = await mkdtemp(path.join(os.tmpdir(), `lab-proof-${task.info.id}-`));
-    try {
-      const outcome = await gradeChange(
-        task,
-        oracle,
-        { patch },
-        {
-          scratchDir: scratch,
-          logFile: path.join(options.logDir, `${task.info.id}.${label}.log`),
-          environment: options.environment,
-          setupTimeoutMs: 10 * 60_000,
-          installTimeoutMs: 20 * 60_000,
-          testTimeoutMs: options.testTimeoutMs,
-          signal: options.signal,
-        },
-      );
-      return outcome.grade;
-    } finally {
-      await rm(scratch, { recursive: true, force: true });
-    }
-  };
+  const grade = (label: string, patch: string): Promise<Grade> =>
+    gradeInScratch(task, oracle, patch, {
+      ...options,
+      logFile: path.join(options.logDir, `${task.info.id}.${label}.log`),
+    });
   const gold = await grade("gold", oracle.goldPatch);
   const empty = await grade("empty", "");
   return {
@@ -87,4 +70,38 @@ export function judgeProof(
         ? `every FAIL_TO_PASS test passes without the fix: ${passWithoutFix.slice(0, 3).join(", ")}${passWithoutFix.length > 3 ? ` and ${String(passWithoutFix.length - 3)} more` : ""}`
         : null;
   return { valid: reason === null, reason, passWithoutFix };
+}
+
+/** Grades `patch` on a fresh checkout in a throwaway scratch folder, as a proof does. */
+export async function gradeInScratch(
+  task: Task,
+  oracle: Oracle,
+  patch: string,
+  options: {
+    logFile: string;
+    environment: EnvironmentOptions;
+    testTimeoutMs: number;
+    signal?: AbortSignal | undefined;
+  },
+): Promise<Grade> {
+  const scratch = await mkdtemp(path.join(os.tmpdir(), `lab-proof-${task.info.id}-`));
+  try {
+    const outcome = await gradeChange(
+      task,
+      oracle,
+      { patch },
+      {
+        scratchDir: scratch,
+        logFile: options.logFile,
+        environment: options.environment,
+        setupTimeoutMs: 10 * 60_000,
+        installTimeoutMs: 20 * 60_000,
+        testTimeoutMs: options.testTimeoutMs,
+        signal: options.signal,
+      },
+    );
+    return outcome.grade;
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
 }

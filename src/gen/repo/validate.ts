@@ -1,6 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import os from "node:os";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import {
   isLabError,
@@ -11,7 +10,8 @@ import {
   type TestStatus,
 } from "../../core/index.js";
 import { summarizeUvFailure, type EnvironmentOptions } from "../../environment/index.js";
-import { checkSuspiciousOutput, gradeChange, TEST_OUTPUT_START } from "../../grader/index.js";
+import { checkSuspiciousOutput, TEST_OUTPUT_START } from "../../grader/index.js";
+import { gradeInScratch } from "../prove.js";
 
 /** Why validation dropped a candidate. */
 export type ValidationDrop =
@@ -296,31 +296,12 @@ export function installFailure(log: string): string | null {
   return `install failed: \`${command}\` failed: ${summarizeUvFailure(output)}`;
 }
 
-async function grade(
+function grade(
   task: Task,
   oracle: Oracle,
   patch: string,
   logFile: string,
   options: ValidateOptions,
 ): Promise<Grade> {
-  const scratch = await mkdtemp(path.join(os.tmpdir(), `lab-repo-proof-${task.info.id}-`));
-  try {
-    const outcome = await gradeChange(
-      task,
-      oracle,
-      { patch },
-      {
-        scratchDir: scratch,
-        logFile,
-        environment: options.environment,
-        setupTimeoutMs: 10 * 60_000,
-        installTimeoutMs: 20 * 60_000,
-        testTimeoutMs: options.testTimeoutMs,
-        signal: options.signal,
-      },
-    );
-    return outcome.grade;
-  } finally {
-    await rm(scratch, { recursive: true, force: true });
-  }
+  return gradeInScratch(task, oracle, patch, { ...options, logFile });
 }
