@@ -2,3 +2,4 @@ export * from "./prepare.js";
 export * from "./python.js";
 export * from "./uv.js";
 export * from "./cache.js";
+export * from "./stand-ins.js";

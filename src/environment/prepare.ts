@@ -220,6 +220,8 @@ function buildError(spec: EnvironmentSpec, why: string): LabError {
 export interface GradeEnvironment {
   /** The per-grade virtual environment. */
   readonly venv: string;
+  /** Its site-packages. */
+  readonly sitePackages: string;
   /** Variables that make commands run inside it. */
   readonly env: Readonly<Record<string, string>>;
   /** Extra variables for the test run only: see `sitecustomize.py` below. */
@@ -325,7 +327,7 @@ export async function createGradeEnvironment(
       "",
     ].join("\n"),
   );
-  return { venv, env, testEnv: { PYTHONPATH: siteDir } };
+  return { venv, sitePackages: own, env, testEnv: { PYTHONPATH: siteDir } };
 }
 
 /** Reads the cached environment's record, for `lab cache list`. */

@@ -9,7 +9,9 @@ import {
   type TestStatus,
 } from "../core/index.js";
 import {
+  addStandIns,
   createGradeEnvironment,
+  removeStandIns,
   prepareEnvironment,
   type EnvironmentOptions,
 } from "../environment/index.js";
@@ -194,6 +196,9 @@ export async function gradeChange(
     const runEnv = { ...commandEnv, ...confinement.env };
     await log(confinement.note);
 
+    // The pins count as installed for the install's resolver, as in upstream's images; the
+    // stand-ins are removed once the install's processes are gone.
+    const standIns = await addStandIns(prepared.sitePackages, gradeEnv.sitePackages);
     await timed("install", () =>
       confinement.phase([], async (sandbox) => {
         for (const command of [...oracle.environment.preInstall, oracle.environment.install]) {
@@ -215,7 +220,7 @@ export async function gradeChange(
             );
         }
       }),
-    );
+    ).finally(() => removeStandIns(gradeEnv.sitePackages, standIns));
 
     const testFiles = listPatchFiles(oracle.testPatch);
     await timed("reset", () => resetTestFiles(repo, task.info.baseCommit, testFiles, gitEnv));

@@ -1,0 +1,131 @@
+import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import type { EnvironmentSpec } from "../../src/core/index.js";
+import {
+  addStandIns,
+  createGradeEnvironment,
+  prepareEnvironment,
+  removeStandIns,
+  STAND_IN_MARKER,
+} from "../../src/environment/index.js";
+import { runCommand } from "../../src/process/index.js";
+import { testEnvironment } from "../helpers/lab.js";
+import { tempDir } from "../helpers/temp.js";
+
+const root = tempDir();
+
+const spec: EnvironmentSpec = {
+  python: "3.11",
+  pins: ["iniconfig==2.0.0", "pluggy==1.5.0"],
+  preInstall: [],
+  install: "pip install -e .",
+  testCommand: "pytest -rA",
+  env: {},
+  logParser: "pytest",
+};
+
+/** A project that needs one pinned package and one that is not pinned (six). */
+function writeProject(dir: string, requires: string[]): void {
+  mkdirSync(path.join(dir, "tinyproj"), { recursive: true });
+  writeFileSync(path.join(dir, "tinyproj", "__init__.py"), "import iniconfig\n");
+  writeFileSync(
+    path.join(dir, "pyproject.toml"),
+    [
+      "[build-system]",
+      'requires = ["setuptools>=61"]',
+      'build-backend = "setuptools.build_meta"',
+      "[project]",
+      'name = "tinyproj"',
+      'version = "0.1"',
+      `dependencies = ${JSON.stringify(requires)}`,
+      "[tool.setuptools]",
+      'packages = ["tinyproj"]',
+      "",
+    ].join("\n"),
+  );
+}
+
+async function gradeEnvironment(name: string) {
+  const options = testEnvironment();
+  const prepared = await prepareEnvironment(spec, options);
+  const dir = path.join(root, name);
+  mkdirSync(dir, { recursive: true });
+  const gradeEnv = await createGradeEnvironment(prepared, dir, {
+    pathEnv: options.pathEnv,
+    timeoutMs: 120_000,
+  });
+  return { prepared, gradeEnv, dir };
+}
+
+describe("stand-ins for the cached environment's packages", () => {
+  it("make uv find the pins installed, install only what is missing, and leave no trace for the tests", async () => {
+    const { prepared, gradeEnv, dir } = await gradeEnvironment("install");
+    const project = path.join(dir, "project");
+    writeProject(project, ["iniconfig", "pluggy>=1"]);
+
+    const standIns = await addStandIns(prepared.sitePackages, gradeEnv.sitePackages);
+    expect(standIns).toEqual(["iniconfig-2.0.0.dist-info", "pluggy-1.5.0.dist-info"]);
+    const install = await runCommand(["bash", "-c", "pip install -e ."], {
+      cwd: project,
+      env: { ...gradeEnv.env, UV_CACHE_DIR: path.join(dir, "uv-cache") },
+      timeoutMs: 300_000,
+    });
+    expect(install.exitCode, install.stderrTail).toBe(0);
+    // Only the project itself was installed: the pins were already satisfied.
+    expect(install.stderrTail).toMatch(/\+ tinyproj==0\.1/);
+    expect(install.stderrTail).not.toMatch(/\+ (iniconfig|pluggy)/);
+    await removeStandIns(gradeEnv.sitePackages, standIns);
+
+    const own = readdirSync(gradeEnv.sitePackages).filter((entry) => entry.endsWith(".dist-info"));
+    expect(own).toEqual(["tinyproj-0.1.dist-info"]);
+    // The tests see the cached packages as before: through the .pth file.
+    const check = await runCommand(
+      [
+        path.join(gradeEnv.venv, "bin", "python"),
+        "-c",
+        "import importlib.metadata as m, tinyproj, iniconfig; print(m.version('iniconfig'), iniconfig.__file__)",
+      ],
+      { env: gradeEnv.env, timeoutMs: 30_000, captureStdout: true },
+    );
+    expect(check.exitCode).toBe(0);
+    expect(check.stdout).toContain(`2.0.0 ${prepared.sitePackages}`);
+  });
+
+  it("still installs a dependency the pins lack, into the grade's own environment", async () => {
+    const { prepared, gradeEnv, dir } = await gradeEnvironment("missing");
+    const project = path.join(dir, "project");
+    writeProject(project, ["iniconfig", "six==1.16.0"]);
+    const standIns = await addStandIns(prepared.sitePackages, gradeEnv.sitePackages);
+    const install = await runCommand(["bash", "-c", "pip install -e ."], {
+      cwd: project,
+      env: { ...gradeEnv.env, UV_CACHE_DIR: path.join(dir, "uv-cache") },
+      timeoutMs: 300_000,
+    });
+    expect(install.exitCode, install.stderrTail).toBe(0);
+    expect(install.stderrTail).toMatch(/\+ six==1\.16\.0/);
+    await removeStandIns(gradeEnv.sitePackages, standIns);
+    expect(existsSync(path.join(gradeEnv.sitePackages, "six-1.16.0.dist-info"))).toBe(true);
+    expect(existsSync(path.join(gradeEnv.sitePackages, "iniconfig-2.0.0.dist-info"))).toBe(false);
+  });
+
+  it("removes a stand-in turned into a link without following it, and keeps a real distribution of the same name", async () => {
+    const { prepared, gradeEnv, dir } = await gradeEnvironment("hostile");
+    const standIns = await addStandIns(prepared.sitePackages, gradeEnv.sitePackages);
+    const victim = path.join(dir, "victim");
+    mkdirSync(victim);
+    writeFileSync(path.join(victim, STAND_IN_MARKER), "");
+    writeFileSync(path.join(victim, "keep.txt"), "host file\n");
+    const linked = path.join(gradeEnv.sitePackages, "iniconfig-2.0.0.dist-info");
+    rmSync(linked, { recursive: true });
+    symlinkSync(victim, linked);
+    // The install replaced pluggy's stand-in with a real distribution (no marker).
+    const real = path.join(gradeEnv.sitePackages, "pluggy-1.5.0.dist-info");
+    rmSync(path.join(real, STAND_IN_MARKER));
+
+    await removeStandIns(gradeEnv.sitePackages, standIns);
+    expect(existsSync(linked)).toBe(false);
+    expect(readdirSync(victim).sort()).toEqual([STAND_IN_MARKER, "keep.txt"]);
+    expect(existsSync(path.join(real, "METADATA"))).toBe(true);
+  });
+});
