@@ -16,15 +16,6 @@ export const SKIPPED_REPOS: Readonly<Record<string, string>> = {
   "sympy/sympy": "sympy's tests run under its own runner (bin/test), not plain pytest",
 };
 
-/**
- * Instances whose tests need a real network beyond what lab can serve on loopback; they are
- * dropped before anything runs, so lab never sends their traffic.
- */
-export const NETWORK_INSTANCES: Readonly<Record<string, string>> = {
-  "psf__requests-3362":
-    "tests need the network: its connect-timeout tests connect to the unroutable address 10.255.255.1",
-};
-
 /** How gen picks instances. */
 export interface Selection {
   /** Exactly these instance ids. */
@@ -42,8 +33,8 @@ export const DEFAULT_SAMPLE = PYTEST_REPOS.length;
 export interface Skipped {
   readonly instanceId: string;
   readonly reason: string;
-  /** out_of_scope: not in the tier; network: would need a real network to prove. */
-  readonly category: "out_of_scope" | "network";
+  /** Not in the tier. */
+  readonly category: "out_of_scope";
 }
 
 /**
@@ -58,23 +49,14 @@ export function selectRows(
     const wanted = new Set(selection.instances);
     const matching = rows.filter((row) => wanted.has(row.instance_id));
     const found = new Set(matching.map((row) => row.instance_id));
-    const skipped: Skipped[] = matching
-      .filter((row) => NETWORK_INSTANCES[row.instance_id] !== undefined)
-      .map((row) => ({
-        instanceId: row.instance_id,
-        reason: NETWORK_INSTANCES[row.instance_id] ?? "",
-        category: "network",
-      }));
-    const chosen = matching.filter((row) => NETWORK_INSTANCES[row.instance_id] === undefined);
-    return { chosen, skipped, unknown: [...wanted].filter((id) => !found.has(id)) };
+    return {
+      chosen: matching,
+      skipped: [],
+      unknown: [...wanted].filter((id) => !found.has(id)),
+    };
   }
   const skipped: Skipped[] = [];
   const inScope = rows.filter((row) => {
-    const network = NETWORK_INSTANCES[row.instance_id];
-    if (network !== undefined) {
-      skipped.push({ instanceId: row.instance_id, reason: network, category: "network" });
-      return false;
-    }
     if (selection.all) return true;
     const reason =
       SKIPPED_REPOS[row.repo] ??
