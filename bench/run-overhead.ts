@@ -29,6 +29,8 @@ interface Row {
   readonly trialMs: number;
   readonly testsMs: number;
   readonly resolved: boolean | null;
+  /** The grade's phases (checkout, install, tests, ...), in ms. */
+  readonly phases: Readonly<Record<string, number>>;
 }
 
 const rows: Row[] = [];
@@ -42,6 +44,7 @@ for (const task of readdirSync(trialsDir).sort()) {
       trialMs: result.durationMs,
       testsMs: result.grade?.phaseMs.tests ?? 0,
       resolved: result.resolved,
+      phases: result.grade?.phaseMs ?? {},
     });
   }
 }
@@ -64,6 +67,13 @@ process.stdout.write(
     `sum of trial times: ${seconds(trialSum)} s; sum of test processes: ${seconds(testsSum)} s`,
     `ratio (trials / tests): ${(trialSum / testsSum).toFixed(3)}`,
     `median overhead per trial: ${seconds(median(rows.map((row) => row.trialMs - row.testsMs)) ?? 0)} s`,
+    "median per grade phase (s): " +
+      [...new Set(rows.flatMap((row) => Object.keys(row.phases)))]
+        .map((phase) => {
+          const times = rows.flatMap((row) => row.phases[phase] ?? []);
+          return `${phase} ${seconds(median(times) ?? 0)}`;
+        })
+        .join(", "),
     ...(values["wall-ms"] === undefined
       ? []
       : [`ratio (run wall time / tests): ${(Number(values["wall-ms"]) / testsSum).toFixed(3)}`]),
