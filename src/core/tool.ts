@@ -53,4 +53,9 @@ export interface Tool {
   checkReady(): Promise<void>;
   /** Attempts the task in ctx.workTree. */
   run(ctx: ToolContext): Promise<ToolReport>;
+  /**
+   * For tools that only state a change made elsewhere (predictions): the change, with no work
+   * tree and no sandbox; a trial of such a tool skips both and calls this instead of `run`.
+   */
+  statedChange?(taskId: string): Promise<ToolReport>;
 }

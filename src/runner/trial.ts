@@ -100,68 +100,77 @@ export async function runTrial(
   };
 
   try {
-    try {
-      await timed("setup", () =>
-        checkoutTask(task, workTree, {
-          timeoutMs: config.limits.setupMs,
-          env: { PATH: config.environment.pathEnv, HOME: scratch },
-          signal,
-        }),
-      );
-    } catch (error) {
-      if (signal.aborted) return null;
-      outcome = { kind: "infra_error", phase: "setup", message: errorMessage(error) };
-      return await finish();
-    }
-
-    await mkdir(inputDir);
-    await writeFile(promptFile, task.prompt);
-    const marker = createEnvMarker();
-    let sandbox: Sandbox;
-    try {
-      sandbox = await config.sandbox.provider.create(sandboxSpec(job, config, scratch, workTree));
-    } catch (error) {
-      if (signal.aborted) return null;
-      outcome = { kind: "infra_error", phase: "sandbox", message: errorMessage(error) };
-      return await finish();
-    }
-    try {
-      const report = await timed("tool", () =>
-        config.tool.run({
-          taskId: task.info.id,
-          prompt: task.prompt,
-          promptFile,
-          workTree,
-          timeoutMs: config.limits.toolMs,
-          logFile: paths.toolLog,
-          artifactsDir: paths.artifactsDir,
-          env: {
-            ...config.toolEnv,
-            ...(sandbox.homeDir === undefined ? {} : { HOME: sandbox.homeDir, TMPDIR: "/tmp" }),
-            [marker.name]: marker.value,
-          },
-          signal,
-          sandbox,
-          ...(config.tool.readsOracle ? { goldPatch: job.oracle.goldPatch } : {}),
-        }),
-      );
+    if (config.tool.statedChange !== undefined) {
+      // A change made elsewhere (predictions): no work tree to prepare, nothing to sandbox.
+      const stated = config.tool.statedChange.bind(config.tool);
+      const report = await timed("tool", () => stated(task.info.id));
       telemetry = report.telemetry;
-      statedPatch = report.patch;
+      statedPatch = report.patch ?? "";
       toolExit = { ...report.exit, strayProcesses: 0 };
-    } catch (error) {
-      if (signal.aborted) return null;
-      outcome = {
-        kind: "infra_error",
-        phase: "tool",
-        message: `the ${config.tool.name} adapter failed: ${errorMessage(error)}`,
-      };
-      return await finish();
-    } finally {
-      // Anything still carrying this trial's marker was left behind by the tool: a daemon
-      // that escaped its process group must not live on to tamper with grading.
-      const strays = await killProcessesByEnvMarker(marker.name, marker.value);
-      if (toolExit !== null) toolExit = { ...toolExit, strayProcesses: strays };
-      await sandbox.dispose();
+    } else {
+      try {
+        await timed("setup", () =>
+          checkoutTask(task, workTree, {
+            timeoutMs: config.limits.setupMs,
+            env: { PATH: config.environment.pathEnv, HOME: scratch },
+            signal,
+          }),
+        );
+      } catch (error) {
+        if (signal.aborted) return null;
+        outcome = { kind: "infra_error", phase: "setup", message: errorMessage(error) };
+        return await finish();
+      }
+
+      await mkdir(inputDir);
+      await writeFile(promptFile, task.prompt);
+      const marker = createEnvMarker();
+      let sandbox: Sandbox;
+      try {
+        sandbox = await config.sandbox.provider.create(sandboxSpec(job, config, scratch, workTree));
+      } catch (error) {
+        if (signal.aborted) return null;
+        outcome = { kind: "infra_error", phase: "sandbox", message: errorMessage(error) };
+        return await finish();
+      }
+      try {
+        const report = await timed("tool", () =>
+          config.tool.run({
+            taskId: task.info.id,
+            prompt: task.prompt,
+            promptFile,
+            workTree,
+            timeoutMs: config.limits.toolMs,
+            logFile: paths.toolLog,
+            artifactsDir: paths.artifactsDir,
+            env: {
+              ...config.toolEnv,
+              ...(sandbox.homeDir === undefined ? {} : { HOME: sandbox.homeDir, TMPDIR: "/tmp" }),
+              [marker.name]: marker.value,
+            },
+            signal,
+            sandbox,
+            ...(config.tool.readsOracle ? { goldPatch: job.oracle.goldPatch } : {}),
+          }),
+        );
+        telemetry = report.telemetry;
+        statedPatch = report.patch;
+        toolExit = { ...report.exit, strayProcesses: 0 };
+      } catch (error) {
+        if (signal.aborted) return null;
+        outcome = {
+          kind: "infra_error",
+          phase: "tool",
+          message: `the ${config.tool.name} adapter failed: ${errorMessage(error)}`,
+        };
+        return await finish();
+      } finally {
+        // Anything still carrying this trial's marker was left behind by the tool: a daemon
+        // that escaped its process group must not live on to tamper with grading.
+        const strays = await killProcessesByEnvMarker(marker.name, marker.value);
+        if (toolExit !== null) toolExit = { ...toolExit, strayProcesses: strays };
+        await sandbox.dispose();
+      }
     }
     if (signal.aborted) return null;
 

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { LabError, type Tool } from "../core/index.js";
+import { LabError, type Tool, type ToolReport } from "../core/index.js";
 
 /** One prediction in SWE-bench's format. */
 export interface Prediction {
@@ -87,9 +87,16 @@ export function readPredictions(file: string): PredictionsFile {
 
 /**
  * Grades predictions made elsewhere: each trial hands the grader the predicted patch as it is,
- * so it is applied with the grader's fallbacks exactly as upstream applies a model_patch.
+ * so it is applied with the grader's fallbacks exactly as upstream applies a model_patch. No
+ * work tree is made for it and nothing runs in a sandbox: the change exists already.
  */
 export function createPredictionsTool(predictions: PredictionsFile): Tool {
+  const stated = (taskId: string): Promise<ToolReport> =>
+    Promise.resolve({
+      exit: { exitCode: 0, signal: null, timedOut: false },
+      telemetry: {},
+      patch: predictions.byId.get(taskId)?.model_patch ?? "",
+    });
   return {
     name: "predictions",
     description: `Grades ${predictions.file} (${predictions.model})`,
@@ -97,13 +104,7 @@ export function createPredictionsTool(predictions: PredictionsFile): Tool {
     fingerprint: predictions.fingerprint,
     detectVersion: () => Promise.resolve(predictions.model),
     checkReady: () => Promise.resolve(),
-    run(ctx) {
-      const prediction = predictions.byId.get(ctx.taskId);
-      return Promise.resolve({
-        exit: { exitCode: 0, signal: null, timedOut: false },
-        telemetry: {},
-        patch: prediction?.model_patch ?? "",
-      });
-    },
+    statedChange: stated,
+    run: (ctx) => stated(ctx.taskId),
   };
 }

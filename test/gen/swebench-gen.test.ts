@@ -294,6 +294,8 @@ describe("grading the generated suite", () => {
       resolved: true,
       toolVersion: "gold-as-model",
     });
+    // The change exists already: no work tree is checked out for it, no sandbox is made.
+    expect(Object.keys(run.results[0]?.phaseMs ?? {})).toEqual(["tool", "grade"]);
     const record = await readRunRecord(runPaths(path.join(root, "runs"), "preds"));
     expect(renderSwebenchReport(record, run.results, ["acme__widget-1"])).toEqual({
       total_instances: 1,
