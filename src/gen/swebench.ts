@@ -176,7 +176,17 @@ export async function generateSwebench(
       services: entry.services,
     };
     try {
-      await ensureBaseRepo(options.repos, row.repo, id, row.base_commit);
+      await ensureBaseRepo(
+        {
+          ...options.repos,
+          onFetch: (message) => {
+            reporter.emit({ type: "log", level: "info", message });
+          },
+        },
+        row.repo,
+        id,
+        row.base_commit,
+      );
     } catch (error) {
       if (options.signal.aborted) throw error;
       return drop(

@@ -41,6 +41,8 @@ let base = "";
 let goldPatch = "";
 let testPatch = "";
 let result: SwebenchGenResult;
+/** What the first gen told its reporter. */
+const genLogs: string[] = [];
 
 const TEST_LOW =
   "from widget import clamp\n\n\ndef test_low():\n    assert clamp(-5, 0, 10) == 0\n";
@@ -142,11 +144,22 @@ beforeAll(async () => {
       signal: new AbortController().signal,
       environmentOf: (entry) => (entry.repo === "acme/widget" ? environment : null),
     },
-    { emit: () => undefined },
+    {
+      emit: (event) => {
+        if (event.type === "log") genLogs.push(event.message);
+      },
+    },
   );
 }, 300_000);
 
 describe("lab gen --suite swebench", () => {
+  it("says when it clones a repository's history, once for all its instances", () => {
+    const clones = genLogs.filter((line) => line.startsWith("cloning "));
+    expect(clones).toEqual([
+      `cloning acme/widget's full history from ${repoDir} (once: later tasks and reruns reuse it)`,
+    ]);
+  });
+
   it("keeps only the instance its gold patch proves, and gives every drop a specific reason", () => {
     expect(result.kept).toEqual(["acme__widget-1"]);
     expect(result.dropped.map(({ instance_id, category }) => ({ instance_id, category }))).toEqual([
@@ -221,6 +234,7 @@ describe("lab gen --suite swebench", () => {
   it("resumes: a second gen reuses the stored proofs instead of proving again", async () => {
     const dataset = path.join(root, "dataset.json");
     const started = Date.now();
+    const logs: string[] = [];
     const again = await generateSwebench(
       {
         suiteDir,
@@ -237,9 +251,15 @@ describe("lab gen --suite swebench", () => {
         signal: new AbortController().signal,
         environmentOf: () => environment,
       },
-      { emit: () => undefined },
+      {
+        emit: (event) => {
+          if (event.type === "log") logs.push(event.message);
+        },
+      },
     );
     expect(again.kept).toEqual(["acme__widget-1"]);
+    // The repository is on disk already: nothing is cloned or fetched again.
+    expect(logs.filter((line) => /^(cloning|fetching) /.test(line))).toEqual([]);
     expect(again.dropped.map((drop) => drop.category)).toEqual([
       "passes_without_fix",
       "invalid_row",

@@ -12,6 +12,8 @@ export interface RepoSource {
   /** A folder holding `<owner>/<name>` git repositories (bare or not), instead of GitHub. */
   readonly mirrorsDir?: string | undefined;
   readonly signal?: AbortSignal | undefined;
+  /** Told before a repository's history is fetched, which can take minutes: for progress. */
+  readonly onFetch?: ((message: string) => void) | undefined;
 }
 
 /** The folder name of a repository in the cache. */
@@ -57,7 +59,9 @@ export async function ensureMirror(
       if (existsSync(target)) {
         const has = await tryGit(["cat-file", "-e", `${commit}^{commit}`], { cwd: target });
         if (has.exitCode === 0) return target;
-        await git(["fetch", "--quiet", "--prune", upstreamOf(source, repo), "+refs/*:refs/*"], {
+        const upstream = upstreamOf(source, repo);
+        source.onFetch?.(`fetching ${repo}'s new commits from ${upstream}`);
+        await git(["fetch", "--quiet", "--prune", upstream, "+refs/*:refs/*"], {
           cwd: target,
           timeoutMs: 3_600_000,
           signal: source.signal,
@@ -66,7 +70,11 @@ export async function ensureMirror(
       }
       const staging = `${target}.${String(process.pid)}.tmp`;
       await rm(staging, { recursive: true, force: true });
-      await git(["clone", "--quiet", "--mirror", upstreamOf(source, repo), staging], {
+      const upstream = upstreamOf(source, repo);
+      source.onFetch?.(
+        `cloning ${repo}'s full history from ${upstream} (once: later tasks and reruns reuse it)`,
+      );
+      await git(["clone", "--quiet", "--mirror", upstream, staging], {
         cwd: source.cacheDir,
         timeoutMs: 3_600_000,
         signal: source.signal,
