@@ -103,10 +103,20 @@ export async function runTrial(
     if (config.tool.statedChange !== undefined) {
       // A change made elsewhere (predictions): no work tree to prepare, nothing to sandbox.
       const stated = config.tool.statedChange.bind(config.tool);
-      const report = await timed("tool", () => stated(task.info.id));
-      telemetry = report.telemetry;
-      statedPatch = report.patch ?? "";
-      toolExit = { ...report.exit, strayProcesses: 0 };
+      try {
+        const report = await timed("tool", () => stated(task.info.id));
+        telemetry = report.telemetry;
+        statedPatch = report.patch ?? "";
+        toolExit = { ...report.exit, strayProcesses: 0 };
+      } catch (error) {
+        if (signal.aborted) return null;
+        outcome = {
+          kind: "infra_error",
+          phase: "tool",
+          message: `the ${config.tool.name} tool failed: ${errorMessage(error)}`,
+        };
+        return await finish();
+      }
     } else {
       try {
         await timed("setup", () =>
