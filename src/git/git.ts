@@ -63,3 +63,41 @@ export async function git(args: readonly string[], options: GitOptions): Promise
   }
   return result.stdout ?? "";
 }
+
+/**
+ * Fetches `commit` from the repository at `source` into the bare repository `target` as `ref`:
+ * exactly the commit and its ancestry (upload-pack must allow a want by hash). The tags on that
+ * ancestry come too: they tell version tools (setuptools_scm) what release this is, as in a
+ * real clone; a tag on any later commit stays out.
+ */
+export async function fetchCommitWithTags(
+  target: string,
+  source: string,
+  commit: string,
+  ref: string,
+  signal?: AbortSignal,
+): Promise<void> {
+  const timeoutMs = 1_800_000;
+  await git(
+    [
+      "-c",
+      "uploadpack.allowAnySHA1InWant=true",
+      "fetch",
+      "--quiet",
+      "--no-tags",
+      source,
+      `+${commit}:${ref}`,
+    ],
+    { cwd: target, timeoutMs, signal },
+  );
+  const tags = (await git(["tag", "--merged", commit], { cwd: source }))
+    .split("\n")
+    .filter((tag) => tag !== "");
+  if (tags.length === 0) return;
+  await git(["fetch", "--quiet", "--no-tags", "--stdin", source], {
+    cwd: target,
+    input: tags.map((tag) => `+refs/tags/${tag}:refs/tags/${tag}\n`).join(""),
+    timeoutMs,
+    signal,
+  });
+}

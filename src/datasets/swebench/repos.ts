@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { LabError } from "../../core/index.js";
-import { git, tryGit } from "../../git/index.js";
+import { fetchCommitWithTags, git, tryGit } from "../../git/index.js";
 import { withLock } from "../../store/index.js";
 
 /** Where repositories come from and where lab keeps its copies. */
@@ -107,36 +107,7 @@ export async function ensureBaseRepo(
     const staging = `${target}.${String(process.pid)}.tmp`;
     await rm(staging, { recursive: true, force: true });
     await git(["init", "--quiet", "--bare", staging], { cwd: source.cacheDir });
-    // Fetching one commit by hash brings exactly its ancestry; upload-pack must allow the want.
-    await git(
-      [
-        "-c",
-        "uploadpack.allowAnySHA1InWant=true",
-        "fetch",
-        "--quiet",
-        "--no-tags",
-        mirror,
-        `${baseCommit}:refs/heads/main`,
-      ],
-      {
-        cwd: staging,
-        timeoutMs: 1_800_000,
-        signal: source.signal,
-      },
-    );
-    // Tags on the base commit's ancestors tell version tools (setuptools_scm) what release this
-    // is, as in a real clone; a tag on any later commit stays out.
-    const tags = (await git(["tag", "--merged", baseCommit], { cwd: mirror }))
-      .split("\n")
-      .filter((tag) => tag !== "");
-    if (tags.length > 0) {
-      await git(["fetch", "--quiet", "--no-tags", "--stdin", mirror], {
-        cwd: staging,
-        input: tags.map((tag) => `refs/tags/${tag}:refs/tags/${tag}\n`).join(""),
-        timeoutMs: 1_800_000,
-        signal: source.signal,
-      });
-    }
+    await fetchCommitWithTags(staging, mirror, baseCommit, "refs/heads/main", source.signal);
     await git(["symbolic-ref", "HEAD", "refs/heads/main"], { cwd: staging });
     await rm(target, { recursive: true, force: true });
     await rename(staging, target);

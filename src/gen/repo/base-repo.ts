@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { LabError } from "../../core/index.js";
-import { git, tryGit } from "../../git/index.js";
+import { fetchCommitWithTags, git, tryGit } from "../../git/index.js";
 import { withLock } from "../../store/index.js";
 import { isGitRepository } from "./infer-env.js";
 
@@ -91,28 +91,7 @@ export async function addTaskBase(
       const ref = `refs/heads/${taskBranch(id)}`;
       const current = await tryGit(["rev-parse", "--verify", "--quiet", ref], { cwd: target });
       if ((current.stdout ?? "").trim() === commit) return target;
-      await git(
-        [
-          "-c",
-          "uploadpack.allowAnySHA1InWant=true",
-          "fetch",
-          "--quiet",
-          "--no-tags",
-          source,
-          `+${commit}:${ref}`,
-        ],
-        { cwd: target, timeoutMs: 1_800_000, signal },
-      );
-      const tags = (await git(["tag", "--merged", commit], { cwd: source }))
-        .split("\n")
-        .filter((tag) => tag !== "");
-      if (tags.length > 0)
-        await git(["fetch", "--quiet", "--no-tags", "--stdin", source], {
-          cwd: target,
-          input: tags.map((tag) => `+refs/tags/${tag}:refs/tags/${tag}\n`).join(""),
-          timeoutMs: 1_800_000,
-          signal,
-        });
+      await fetchCommitWithTags(target, source, commit, ref, signal);
       return target;
     },
     { signal },
