@@ -99,6 +99,16 @@ export async function runTrial(
     return result;
   };
 
+  /** Records an infrastructure failure of `phase`; null (no record) when the run was interrupted. */
+  const infraError = async (
+    phase: "setup" | "sandbox" | "tool" | "grade",
+    message: string,
+  ): Promise<TrialResult | null> => {
+    if (signal.aborted) return null;
+    outcome = { kind: "infra_error", phase, message };
+    return finish();
+  };
+
   try {
     if (config.tool.statedChange !== undefined) {
       // A change made elsewhere (predictions): no work tree to prepare, nothing to sandbox.
@@ -109,13 +119,10 @@ export async function runTrial(
         statedPatch = report.patch ?? "";
         toolExit = { ...report.exit, strayProcesses: 0 };
       } catch (error) {
-        if (signal.aborted) return null;
-        outcome = {
-          kind: "infra_error",
-          phase: "tool",
-          message: `the ${config.tool.name} tool failed: ${errorMessage(error)}`,
-        };
-        return await finish();
+        return await infraError(
+          "tool",
+          `the ${config.tool.name} tool failed: ${errorMessage(error)}`,
+        );
       }
     } else {
       try {
@@ -127,9 +134,7 @@ export async function runTrial(
           }),
         );
       } catch (error) {
-        if (signal.aborted) return null;
-        outcome = { kind: "infra_error", phase: "setup", message: errorMessage(error) };
-        return await finish();
+        return await infraError("setup", errorMessage(error));
       }
 
       await mkdir(inputDir);
@@ -139,9 +144,7 @@ export async function runTrial(
       try {
         sandbox = await config.sandbox.provider.create(sandboxSpec(job, config, scratch, workTree));
       } catch (error) {
-        if (signal.aborted) return null;
-        outcome = { kind: "infra_error", phase: "sandbox", message: errorMessage(error) };
-        return await finish();
+        return await infraError("sandbox", errorMessage(error));
       }
       try {
         const report = await timed("tool", () =>
@@ -167,13 +170,10 @@ export async function runTrial(
         statedPatch = report.patch;
         toolExit = { ...report.exit, strayProcesses: 0 };
       } catch (error) {
-        if (signal.aborted) return null;
-        outcome = {
-          kind: "infra_error",
-          phase: "tool",
-          message: `the ${config.tool.name} adapter failed: ${errorMessage(error)}`,
-        };
-        return await finish();
+        return await infraError(
+          "tool",
+          `the ${config.tool.name} adapter failed: ${errorMessage(error)}`,
+        );
       } finally {
         // Anything still carrying this trial's marker was left behind by the tool: a daemon
         // that escaped its process group must not live on to tamper with grading.
@@ -213,8 +213,7 @@ export async function runTrial(
       await writeFileAtomic(paths.patch, graded.patch);
     } catch (error) {
       if (wasCancelled(error, signal)) return null;
-      outcome = { kind: "infra_error", phase: "grade", message: errorMessage(error) };
-      return await finish();
+      return await infraError("grade", errorMessage(error));
     }
 
     outcome = toolExit.timedOut
