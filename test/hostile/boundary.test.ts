@@ -16,18 +16,9 @@ import {
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  commandToolSpec,
-  configFileSchema,
-  resolveRunConfig,
-  resolveSettings,
-} from "../../src/config/index.js";
-import type { RunEvent } from "../../src/core/index.js";
-import { runSuite } from "../../src/runner/index.js";
-import { createCommandTool } from "../../src/tools/index.js";
 import { repoRoot, sharedCacheDir } from "../helpers/temp.js";
 import { hasBwrap } from "../sandbox/helpers.js";
-import { gradedPatch, HOSTILE_DIR, makeLab, toolReport, type Lab } from "./helpers.js";
+import { gradedPatch, makeLab, toolReport, type Lab } from "./helpers.js";
 
 describe.runIf(hasBwrap())("hostile tools against the sandbox boundary", () => {
   const lab = makeLab();
@@ -205,7 +196,7 @@ async function runGraded(
 ): Promise<{
   grading: string;
   secrets: string[];
-  result: Awaited<ReturnType<typeof runSuite>> & { events: RunEvent[] };
+  result: Awaited<ReturnType<Lab["run"]>>;
 }> {
   const runId = `graded-code-${sandbox}`;
   const secret = `secret of ${path.basename(home)}`;
@@ -217,33 +208,12 @@ async function runGraded(
     path.join(oracle, "beta", "gold.patch"),
     path.join(lab.runsDir, runId, "run.json"),
   ];
-  const env = {
-    ...process.env,
-    HOME: home,
-    PYENV_ROOT: process.env.PYENV_ROOT ?? path.join(os.homedir(), ".pyenv"),
-    LAB_CACHE_DIR: sharedCacheDir,
-    LAB_SCRATCH_DIR: lab.scratchDir,
-  };
-  const settings = resolveSettings({ evalsDir: lab.evalsDir, runsDir: lab.runsDir }, env, lab.root);
-  const line = `bash ${path.join(HOSTILE_DIR, "graded-code.sh")} ${orders({ reads }).join(" ")}`;
-  const tool = createCommandTool(
-    commandToolSpec("graded-code", { command: line, paths: [HOSTILE_DIR] }, env),
-  );
-  const config = resolveRunConfig({
-    flags: { suite: "fixture", runId, tasks: ["alpha"], timeout: "60s", sandbox },
-    env,
-    file: configFileSchema.parse({}),
-    settings,
-    tool,
-    labVersion: "test",
-    signal: new AbortController().signal,
+  const result = await lab.run("graded-code.sh", {
+    args: orders({ reads }).join(" "),
+    runId,
+    sandbox,
+    home,
   });
-  const events: RunEvent[] = [];
-  const result = await runSuite(
-    config,
-    { emit: (event) => events.push(event) },
-    new AbortController().signal,
-  );
   const grading = readFileSync(
     path.join(result.runDir, "trials", "alpha", "1", "grader.log"),
     "utf8",
@@ -253,7 +223,7 @@ async function runGraded(
     secret,
     ...reads.slice(1, 3).map((file) => readFileSync(file, "utf8").split("\n")[0] ?? ""),
   ];
-  return { grading, secrets, result: { ...result, events } };
+  return { grading, secrets, result };
 }
 
 /** Files under `dir` (named `name`, if given) holding the hostile tools' mark. */

@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterAll } from "vitest";
 import {
@@ -34,6 +35,8 @@ export interface Lab {
       disk?: string;
       memory?: string;
       maxProcesses?: number;
+      /** The user's home, to lab (HOME); pyenv's root stays where it was. */
+      home?: string;
     },
   ): Promise<RunResult & { events: RunEvent[] }>;
 }
@@ -58,7 +61,17 @@ export function makeLab(): Lab {
     runsDir,
     scratchDir,
     async run(script, options = {}) {
-      const env = { ...process.env, LAB_CACHE_DIR: sharedCacheDir, LAB_SCRATCH_DIR: scratchDir };
+      const env = {
+        ...process.env,
+        ...(options.home === undefined
+          ? {}
+          : {
+              HOME: options.home,
+              PYENV_ROOT: process.env.PYENV_ROOT ?? path.join(os.homedir(), ".pyenv"),
+            }),
+        LAB_CACHE_DIR: sharedCacheDir,
+        LAB_SCRATCH_DIR: scratchDir,
+      };
       const settings = resolveSettings({ evalsDir, runsDir }, env, root);
       const line = `bash ${path.join(HOSTILE_DIR, script)}${options.args === undefined ? "" : ` ${options.args}`}`;
       const tool = createCommandTool(
