@@ -6,8 +6,10 @@ import { runCommand } from "../process/index.js";
 
 /**
  * Runs a task's setup.sh into `dest` and checks that the result is the base commit with no
- * later history. Used for the tool's work tree and for every fresh grading checkout; a grading
- * checkout never reaches a tool, so `historyCheck: "head"` skips the scan of its objects.
+ * later history. Used for the tool's work tree and for every fresh grading checkout. A grading
+ * checkout never reaches a tool, so for `purpose: "grade"` the scan of its objects is skipped,
+ * and setup.sh is told (`LAB_CHECKOUT=grade`): it may then share files with lab's cache (hard
+ * links to the objects of a base repository), which graded code only ever sees read-only.
  */
 export async function checkoutTask(
   task: Pick<Task, "dir" | "info">,
@@ -17,12 +19,12 @@ export async function checkoutTask(
     env: Readonly<Record<string, string>>;
     logFile?: string;
     signal?: AbortSignal | undefined;
-    historyCheck?: "full" | "head";
+    purpose: "tool" | "grade";
   },
 ): Promise<void> {
   await mkdir(path.dirname(dest), { recursive: true });
   const result = await runCommand(["bash", path.join(task.dir, "setup.sh"), dest], {
-    env: options.env,
+    env: { ...options.env, LAB_CHECKOUT: options.purpose },
     timeoutMs: options.timeoutMs,
     ...(options.logFile === undefined ? {} : { logFile: options.logFile }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
@@ -40,6 +42,6 @@ export async function checkoutTask(
       },
     );
   }
-  if (options.historyCheck === "head") await verifyHeadIs(dest, task.info.baseCommit);
+  if (options.purpose === "grade") await verifyHeadIs(dest, task.info.baseCommit);
   else await verifyHistoryEndsAt(dest, task.info.baseCommit);
 }

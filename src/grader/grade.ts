@@ -110,7 +110,7 @@ export async function gradeChange(
         env: baseEnv,
         logFile: options.logFile,
         signal,
-        historyCheck: "head",
+        purpose: "grade",
       }),
     );
     const patch =

@@ -131,6 +131,7 @@ export async function runTrial(
             timeoutMs: config.limits.setupMs,
             env: { PATH: config.environment.pathEnv, HOME: scratch },
             signal,
+            purpose: "tool",
           }),
         );
       } catch (error) {

@@ -157,7 +157,7 @@ describe("lab gen --from-repo on ten pull-request-like changes, six of them vali
     await checkoutTask(task, dest, {
       timeoutMs: 60_000,
       env: { PATH: process.env.PATH ?? "" },
-      historyCheck: "full",
+      purpose: "tool",
     });
     expect((await git(["rev-parse", "HEAD"], { cwd: dest })).trim()).toBe(task.info.baseCommit);
     expect((await git(["tag"], { cwd: dest })).trim()).toBe("v0.1");

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { EnvironmentEntry, SwebenchRow } from "../../src/datasets/index.js";
@@ -229,6 +229,28 @@ describe("lab gen --suite swebench", () => {
     );
     expect(objects.filter((type) => type === "commit")).toHaveLength(1);
     expect(existsSync(path.join(tree, "NEWS"))).toBe(false);
+  });
+
+  it("shares the base repository's objects with a grading checkout only, never with a tool's", () => {
+    const setup = path.join(suiteDir, "tasks", "acme__widget-1", "setup.sh");
+    // The link count of every object file (loose or packed) of a checkout.
+    const objectLinks = (tree: string): number[] => {
+      const objects = path.join(tree, ".git", "objects");
+      return readdirSync(objects, { recursive: true, encoding: "utf8" })
+        .filter((file) => /^([0-9a-f]{2}\/[0-9a-f]{38}|pack\/.*\.(pack|idx))$/.test(file))
+        .map((file) => statSync(path.join(objects, file)).nlink);
+    };
+    const toolTree = path.join(root, "tool-tree");
+    execFileSync("bash", [setup, toolTree], { env: { ...process.env, LAB_CHECKOUT: "tool" } });
+    const gradeTree = path.join(root, "grade-tree");
+    execFileSync("bash", [setup, gradeTree], { env: { ...process.env, LAB_CHECKOUT: "grade" } });
+    expect(objectLinks(toolTree).length).toBeGreaterThan(0);
+    expect(objectLinks(toolTree).every((links) => links === 1)).toBe(true);
+    expect(objectLinks(gradeTree).every((links) => links > 1)).toBe(true);
+    const head = (tree: string): string =>
+      execFileSync("git", ["rev-parse", "HEAD"], { cwd: tree, encoding: "utf8" }).trim();
+    expect(head(gradeTree)).toBe(base);
+    expect(head(toolTree)).toBe(base);
   });
 
   it("resumes: a second gen reuses the stored proofs instead of proving again", async () => {
