@@ -1,5 +1,9 @@
 import { UsageError } from "../core/index.js";
-import { clearEnvironmentCache, listCachedEnvironments } from "../environment/index.js";
+import {
+  clearEnvironmentCache,
+  countInstallLayers,
+  listCachedEnvironments,
+} from "../environment/index.js";
 import { defineCommand } from "./command.js";
 import { settingsFrom } from "./shared.js";
 
@@ -7,7 +11,7 @@ import { settingsFrom } from "./shared.js";
 export const cacheCommand = defineCommand({
   name: "cache",
   summary:
-    "List or clear the cached Python environments (one per interpreter and set of pins). The cache lives in LAB_CACHE_DIR, by default ~/.cache/lab.",
+    "List or clear the cached Python environments (one per interpreter and set of pins) and the install layers made in them (one per task's base commit). The cache lives in LAB_CACHE_DIR, by default ~/.cache/lab.",
   usage: "cache (list | clear)",
   positionals: { min: 1, max: 1 },
   options: {},
@@ -20,12 +24,16 @@ export const cacheCommand = defineCommand({
       const envs = listCachedEnvironments(settings.cacheDir);
       for (const env of envs)
         io.stdout.write(`${env.key}\t${env.builtAt.toISOString()}\t${env.dir}\n`);
-      io.stderr.write(`${String(envs.length)} cached environment(s) in ${settings.cacheDir}\n`);
+      io.stderr.write(
+        `${String(envs.length)} cached environment(s) and ${String(countInstallLayers(settings.cacheDir))} install layer(s) in ${settings.cacheDir}\n`,
+      );
       return 0;
     }
     if (action === "clear") {
       const count = await clearEnvironmentCache(settings.cacheDir);
-      io.stderr.write(`Removed ${String(count)} cached environment(s) from ${settings.cacheDir}\n`);
+      io.stderr.write(
+        `Removed ${String(count.environments)} cached environment(s) and ${String(count.layers)} install layer(s) from ${settings.cacheDir}\n`,
+      );
       return 0;
     }
     throw new UsageError(`Unknown cache action "${String(action)}": use list or clear.`);

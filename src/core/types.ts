@@ -97,6 +97,11 @@ export interface Grade {
   readonly phaseMs: Readonly<Record<string, number>>;
   /** The environment cache key used. */
   readonly environmentKey: string | null;
+  /**
+   * How the project was installed: "fresh" by its own install command, "reused" from the base
+   * commit's install when the change leaves the install alone; absent when it was not reached.
+   */
+  readonly install?: "fresh" | "reused";
   /** What the change does to the test run itself (a new conftest.py, pytest config, ...); flagged, never resolved. */
   readonly tampering: readonly string[];
 }

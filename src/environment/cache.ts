@@ -24,9 +24,30 @@ export function listCachedEnvironments(cacheDir: string): CachedEnvironment[] {
     }));
 }
 
-/** Removes every cached environment (and half-built leftovers); returns how many were whole. */
-export async function clearEnvironmentCache(cacheDir: string): Promise<number> {
-  const count = listCachedEnvironments(cacheDir).length;
+/** Where the install layers live (`src/grader/install-layer.ts`): one folder per layer. */
+export function installLayersDir(cacheDir: string): string {
+  return path.join(cacheDir, "layers");
+}
+
+/** The number of install layers in lab's cache. */
+export function countInstallLayers(cacheDir: string): number {
+  const dir = installLayersDir(cacheDir);
+  if (!existsSync(dir)) return 0;
+  return readdirSync(dir).filter((entry) => !entry.startsWith(".")).length;
+}
+
+/**
+ * Removes every cached environment and every install layer made in them (and half-built
+ * leftovers); returns how many of each were whole.
+ */
+export async function clearEnvironmentCache(
+  cacheDir: string,
+): Promise<{ environments: number; layers: number }> {
+  const counts = {
+    environments: listCachedEnvironments(cacheDir).length,
+    layers: countInstallLayers(cacheDir),
+  };
   await rm(path.join(cacheDir, "envs"), { recursive: true, force: true });
-  return count;
+  await rm(installLayersDir(cacheDir), { recursive: true, force: true });
+  return counts;
 }

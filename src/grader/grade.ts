@@ -8,17 +8,12 @@ import {
   type Task,
   type TestStatus,
 } from "../core/index.js";
-import {
-  addStandIns,
-  createGradeEnvironment,
-  removeStandIns,
-  prepareEnvironment,
-  type EnvironmentOptions,
-} from "../environment/index.js";
+import { prepareEnvironment, type EnvironmentOptions } from "../environment/index.js";
 import { git, tryGit } from "../git/index.js";
 import { runCommand } from "../process/index.js";
 import { checkoutTask } from "./checkout.js";
-import { confineGrade, removeInside, type GradeSandbox } from "./confine.js";
+import { removeInside, type GradeSandbox } from "./confine.js";
+import { installChange, openGrade } from "./install.js";
 import { startServices, withServices } from "./services.js";
 import { detectTestTampering } from "./tamper.js";
 import { checkSuspiciousOutput, evaluateTests } from "./evaluate.js";
@@ -158,69 +153,12 @@ export async function gradeChange(
     const prepared = await timed("environment", () =>
       prepareEnvironment(oracle.environment, options.environment),
     );
-    const gradeEnv = await timed("venv", () =>
-      createGradeEnvironment(prepared, options.scratchDir, {
-        pathEnv: options.environment.pathEnv,
-        timeoutMs: options.installTimeoutMs,
-        signal,
-      }),
+    const open = await timed("venv", () =>
+      openGrade(task, oracle, prepared, options.scratchDir, options),
     );
-    // A /tmp of the grade's own: concurrent grades of one repository would otherwise share
-    // pytest's basetemp (/tmp/pytest-of-USER) and delete each other's folders.
-    const tmp = path.join(options.scratchDir, "tmp");
-    await mkdir(tmp, { recursive: true });
-    const commandEnv: Record<string, string> = {
-      ...gradeEnv.env,
-      ...oracle.environment.env,
-      HOME: home,
-      TMPDIR: tmp,
-      LANG: "C.UTF-8",
-      LC_ALL: "C.UTF-8",
-      TZ: "UTC",
-      PYTHONDONTWRITEBYTECODE: "1",
-    };
-    // From here the change's code runs (its setup.py or build backend, its package, its
-    // conftest.py): in a sandbox, and with the checkout's git directory out of its reach.
-    const confinement = await confineGrade({
-      sandbox: options.sandbox,
-      task,
-      environment: options.environment,
-      scratchDir: options.scratchDir,
-      repo,
-      home,
-      pathEnv: commandEnv.PATH ?? options.environment.pathEnv,
-      prepared,
-      gradeEnv,
-    });
-    const gitEnv = { GIT_DIR: confinement.gitDir, GIT_WORK_TREE: repo };
-    const runEnv = { ...commandEnv, ...confinement.env };
+    const { gradeEnv, gitEnv, runEnv, confinement } = open;
     await log(confinement.note);
-
-    // The pins count as installed for the install's resolver, as in upstream's images; the
-    // stand-ins are removed once the install's processes are gone.
-    const standIns = await addStandIns(prepared.sitePackages, gradeEnv.sitePackages);
-    await timed("install", () =>
-      confinement.phase([], async (sandbox) => {
-        for (const command of [...oracle.environment.preInstall, oracle.environment.install]) {
-          await log(`+ ${command}`);
-          const result = await sandbox.exec(["bash", "-c", command], {
-            cwd: repo,
-            env: runEnv,
-            timeoutMs: options.installTimeoutMs,
-            logFile: options.logFile,
-            signal,
-          });
-          if (result.aborted)
-            throw new LabError("CANCELLED", "Cancelled while installing the project.");
-          // Like upstream's eval script (no `set -e`), a failed install goes on to the tests,
-          // which then fail on their own; the log keeps the reason.
-          if (result.exitCode !== 0)
-            await log(
-              `lab: install step exited with ${String(result.exitCode ?? result.signal)}${result.timedOut ? " (timed out)" : ""}`,
-            );
-        }
-      }),
-    ).finally(() => removeStandIns(gradeEnv.sitePackages, standIns));
+    const install = await installChange(task, oracle, open, options, timed);
 
     const testFiles = listPatchFiles(oracle.testPatch);
     await timed("reset", () => resetTestFiles(repo, task.info.baseCommit, testFiles, gitEnv));
@@ -237,6 +175,7 @@ export async function gradeChange(
         patchApplied: applyMethod !== null,
         applyMethod,
         environmentKey: prepared.key,
+        install,
         reason: "the hidden tests did not apply over the change",
       });
     }
@@ -311,6 +250,7 @@ export async function gradeChange(
         testExitCode: testRun.exitCode,
         phaseMs,
         environmentKey: prepared.key,
+        install,
         tampering,
       },
       patch,

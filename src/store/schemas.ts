@@ -16,6 +16,7 @@ const gradeSchema = z.object({
   testExitCode: z.number().nullable(),
   phaseMs: z.record(z.string(), z.number()),
   environmentKey: z.string().nullable(),
+  install: z.enum(["fresh", "reused"]).optional(),
   tampering: z.array(z.string()).default([]),
 });
 

@@ -58,7 +58,7 @@ describe("environments", () => {
     expect(check.stdout).toContain(again.sitePackages);
 
     expect(listCachedEnvironments(cacheDir).map((env) => env.key)).toEqual([again.key]);
-    expect(await clearEnvironmentCache(cacheDir)).toBe(1);
+    expect(await clearEnvironmentCache(cacheDir)).toEqual({ environments: 1, layers: 0 });
     expect(listCachedEnvironments(cacheDir)).toEqual([]);
   });
 

@@ -1,0 +1,264 @@
+import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Oracle, Task } from "../../src/core/index.js";
+import { gradeChange, type GradeOptions } from "../../src/grader/index.js";
+import { isEditableInstall } from "../../src/grader/install-layer.js";
+import { loadOracle, loadSuite, loadTask } from "../../src/suite/index.js";
+import { writeFixtureSuite, type FixtureTask } from "../helpers/fixture-suite.js";
+import { runLab, testEnvironment } from "../helpers/lab.js";
+import { tempDir } from "../helpers/temp.js";
+
+const root = tempDir();
+/** A cache of this file's own, so the first grade of a task is the one that makes its layer. */
+const cacheDir = path.join(root, "cache");
+
+/**
+ * An in-tree build backend whose editable install does what real ones do: a .pth with the
+ * checkout's absolute path, a console script (uv writes its shebang with the venv's path), and
+ * a file written into the checkout (as setuptools_scm writes _version.py). With a file named
+ * TOUCH_TRACKED in the checkout it also edits a tracked file, which no layer can stand for.
+ */
+const BACKEND = `import base64, hashlib, os, zipfile
+
+NAME, VERSION = "layered", "0.1.0"
+
+
+def _line(name, data):
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    return "%s,sha256=%s,%d" % (name, digest, len(data))
+
+
+def get_requires_for_build_editable(config_settings=None):
+    return []
+
+
+def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
+    with open(os.path.join("src", "layered", "_build.py"), "w") as out:
+        out.write("BUILT = True\\n")
+    if os.path.exists("TOUCH_TRACKED"):
+        with open("TOUCH_TRACKED", "a") as out:
+            out.write("built\\n")
+    info = "%s-%s.dist-info" % (NAME, VERSION)
+    files = {
+        "layered.pth": (os.path.abspath("src") + "\\n").encode(),
+        info + "/METADATA": ("Metadata-Version: 2.1\\nName: %s\\nVersion: %s\\n" % (NAME, VERSION)).encode(),
+        info + "/WHEEL": b"Wheel-Version: 1.0\\nGenerator: lab-test\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n",
+        info + "/entry_points.txt": b"[console_scripts]\\nlayered-add = layered.cli:main\\n",
+    }
+    wheel = "%s-%s-py3-none-any.whl" % (NAME, VERSION)
+    with zipfile.ZipFile(os.path.join(wheel_directory, wheel), "w") as archive:
+        lines = []
+        for name, data in files.items():
+            archive.writestr(name, data)
+            lines.append(_line(name, data))
+        lines.append(info + "/RECORD,,")
+        archive.writestr(info + "/RECORD", "\\n".join(lines) + "\\n")
+    return wheel
+`;
+
+const HIDDEN_TESTS = `import subprocess
+
+from layered import add
+from layered._build import BUILT
+
+
+def test_built():
+    assert BUILT
+
+
+def test_two():
+    assert add(1, 1) == 2
+
+
+def test_script():
+    out = subprocess.run(["layered-add", "1", "1"], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "2"
+`;
+
+function layeredTask(id: string, extraBase: Record<string, string> = {}): FixtureTask {
+  return {
+    id,
+    base: {
+      "pyproject.toml": `[build-system]\nrequires = []\nbuild-backend = "lab_backend"\nbackend-path = ["."]\n`,
+      "lab_backend.py": BACKEND,
+      ".gitignore": "__pycache__/\n.pytest_cache/\n_build.py\n",
+      "src/layered/__init__.py": "from .impl import add\n",
+      "src/layered/impl.py": "def add(a, b):\n    return a - b\n",
+      "src/layered/cli.py":
+        "import sys\n\nfrom .impl import add\n\n\ndef main():\n    print(add(int(sys.argv[1]), int(sys.argv[2])))\n",
+      "tests/test_add.py":
+        "def test_built():\n    from layered._build import BUILT\n    assert BUILT\n",
+      ...extraBase,
+    },
+    gold: { "src/layered/impl.py": "def add(a, b):\n    return a + b\n" },
+    tests: { "tests/test_add.py": HIDDEN_TESTS },
+    failToPass: ["tests/test_add.py::test_two", "tests/test_add.py::test_script"],
+    passToPass: ["tests/test_add.py::test_built"],
+  };
+}
+
+let task: Task;
+let oracle: Oracle;
+let touchyTask: Task;
+let touchyOracle: Oracle;
+
+beforeAll(async () => {
+  writeFixtureSuite(path.join(root, "evals"), "fixture", [
+    layeredTask("layered"),
+    layeredTask("touchy", { TOUCH_TRACKED: "tracked\n" }),
+  ]);
+  const suite = await loadSuite("fixture", { evalsDir: path.join(root, "evals"), cwd: root });
+  task = await loadTask(suite, "layered");
+  oracle = await loadOracle(task);
+  touchyTask = await loadTask(suite, "touchy");
+  touchyOracle = await loadOracle(touchyTask);
+});
+
+function options(overrides: Partial<GradeOptions> = {}): GradeOptions {
+  const scratch = mkdtempSync(path.join(root, "grade-"));
+  return {
+    scratchDir: scratch,
+    logFile: `${scratch}.log`,
+    environment: { ...testEnvironment(), cacheDir },
+    setupTimeoutMs: 60_000,
+    installTimeoutMs: 300_000,
+    testTimeoutMs: 120_000,
+    ...overrides,
+  };
+}
+
+/** A change: the gold patch plus whole new files, as a git diff. */
+function withNewFile(patch: string, file: string, content: string): string {
+  const lines = content.split("\n").slice(0, -1);
+  return `${patch}diff --git a/${file} b/${file}\nnew file mode 100644\n--- /dev/null\n+++ b/${file}\n@@ -0,0 +1,${String(lines.length)} @@\n${lines.map((line) => `+${line}`).join("\n")}\n`;
+}
+
+function layerRecords(): { dir: string; record: Record<string, unknown> }[] {
+  const layers = path.join(cacheDir, "layers");
+  return readdirSync(layers).map((key) => ({
+    dir: path.join(layers, key),
+    record: JSON.parse(readFileSync(path.join(layers, key, "layer.json"), "utf8")) as Record<
+      string,
+      unknown
+    >,
+  }));
+}
+
+describe("reusing the base commit's install", () => {
+  it("installs the base commit once, keeps what it wrote, and puts it into the grade", async () => {
+    const opts = options({ keepScratch: true });
+    const { grade } = await gradeChange(task, oracle, { patch: oracle.goldPatch }, opts);
+    // The .pth, the console script's shebang and the file the build wrote all work in the grade.
+    expect(grade).toMatchObject({ resolved: true, install: "reused", reason: null });
+    const log = readFileSync(opts.logFile, "utf8");
+    expect(log).toContain("lab: installing the base commit once");
+    expect(log).toContain("the change leaves the install alone");
+
+    const [layer] = layerRecords();
+    const files = (layer?.record.files as { place: string; path: string }[]).map(
+      (file) => `${file.place}:${file.path}`,
+    );
+    expect(files).toContain("repo:src/layered/_build.py");
+    expect(files).toContain("venv:bin/layered-add");
+    expect(files).toContain("venv:lib/python3.11/site-packages/layered.pth");
+
+    // Relocated: the grade's files name the grade's folders, and RECORD's hashes match them.
+    const sitePackages = path.join(opts.scratchDir, "venv", "lib", "python3.11", "site-packages");
+    expect(readFileSync(path.join(sitePackages, "layered.pth"), "utf8")).toBe(
+      `${path.join(opts.scratchDir, "repo", "src")}\n`,
+    );
+    expect(readFileSync(path.join(opts.scratchDir, "venv", "bin", "layered-add"), "utf8")).toMatch(
+      new RegExp(`^#!${path.join(opts.scratchDir, "venv", "bin", "python")}`),
+    );
+    const record = readFileSync(
+      path.join(sitePackages, "layered-0.1.0.dist-info", "RECORD"),
+      "utf8",
+    );
+    const pth = readFileSync(path.join(sitePackages, "layered.pth"));
+    const digest = createHash("sha256").update(pth).digest("base64url");
+    expect(record).toContain(`layered.pth,sha256=${digest},${String(pth.length)}`);
+  }, 300_000);
+
+  it("reuses the layer in later grades without running the install", async () => {
+    const opts = options();
+    const { grade } = await gradeChange(task, oracle, { patch: oracle.goldPatch }, opts);
+    expect(grade).toMatchObject({ resolved: true, install: "reused" });
+    const log = readFileSync(opts.logFile, "utf8");
+    expect(log).not.toContain("installing the base commit once");
+    expect(log).not.toContain("+ pip install");
+    expect(layerRecords()).toHaveLength(1);
+
+    const empty = await gradeChange(task, oracle, { patch: "" }, options());
+    expect(empty.grade).toMatchObject({ resolved: false, install: "reused" });
+    expect(empty.grade.passToPass).toEqual({ "tests/test_add.py::test_built": true });
+  }, 300_000);
+
+  it("installs a change that adds a file at the repository's root itself", async () => {
+    const opts = options();
+    const patch = withNewFile(oracle.goldPatch, "reproduce.py", "print('hi')\n");
+    const { grade } = await gradeChange(task, oracle, { patch }, opts);
+    expect(grade).toMatchObject({ resolved: true, install: "fresh" });
+    const log = readFileSync(opts.logFile, "utf8");
+    expect(log).toContain(
+      "lab: installing the change: the change adds reproduce.py at the repository's root",
+    );
+    expect(log).toContain("+ pip install -e . --no-deps");
+  }, 300_000);
+
+  it("installs the change itself when a file of the layer is in the checkout already", async () => {
+    const opts = options();
+    const patch = withNewFile(oracle.goldPatch, "src/layered/_build.py", "BUILT = False\n");
+    const { grade } = await gradeChange(task, oracle, { patch }, opts);
+    // The install rewrote the file, as a fresh install of that change does.
+    expect(grade).toMatchObject({ resolved: true, install: "fresh" });
+    expect(readFileSync(opts.logFile, "utf8")).toContain(
+      "lab: installing the change: the base commit's install cannot be put in: the checkout already has src/layered/_build.py",
+    );
+  }, 300_000);
+
+  it("keeps why an install that edits tracked files cannot be reused, and installs each change", async () => {
+    const first = options();
+    const { grade } = await gradeChange(
+      touchyTask,
+      touchyOracle,
+      { patch: touchyOracle.goldPatch },
+      first,
+    );
+    expect(grade).toMatchObject({ resolved: true, install: "fresh" });
+    expect(readFileSync(first.logFile, "utf8")).toContain(
+      "the base commit's install cannot be reused: the install changes files the repository tracks",
+    );
+    const unusable = layerRecords().filter((layer) => "unusable" in layer.record);
+    expect(unusable).toHaveLength(1);
+    expect(existsSync(path.join(unusable[0]?.dir ?? "", "repo"))).toBe(false);
+
+    const second = options();
+    await gradeChange(touchyTask, touchyOracle, { patch: touchyOracle.goldPatch }, second);
+    expect(readFileSync(second.logFile, "utf8")).not.toContain("installing the base commit once");
+  }, 300_000);
+});
+
+describe("lab cache", () => {
+  it("counts the install layers beside the environments, and clears both", async () => {
+    const env = { LAB_CACHE_DIR: cacheDir };
+    const list = await runLab(["cache", "list"], { cwd: root, env });
+    expect(list.code).toBe(0);
+    expect(list.stderr).toContain(`1 cached environment(s) and 2 install layer(s) in ${cacheDir}`);
+    const clear = await runLab(["cache", "clear"], { cwd: root, env });
+    expect(clear.stderr).toContain("Removed 1 cached environment(s) and 2 install layer(s)");
+    expect(existsSync(path.join(cacheDir, "layers"))).toBe(false);
+  });
+});
+
+describe("isEditableInstall", () => {
+  it("tells an editable install from one that copies the code", () => {
+    expect(isEditableInstall("pip install -e .")).toBe(true);
+    expect(isEditableInstall("pip install -e .[test] --no-build-isolation")).toBe(true);
+    expect(isEditableInstall("python -m pip install --editable=.")).toBe(true);
+    expect(isEditableInstall("pip install . --no-build-isolation --compile-bytecode")).toBe(false);
+    expect(isEditableInstall("python setup.py develop")).toBe(false);
+    expect(isEditableInstall("pip install --no-deps -e-thing")).toBe(false);
+  });
+});
