@@ -6,14 +6,15 @@
  * For the swebench tier: `--suite swebench --evals-dir DIR --tasks ...` (after `lab gen`).
  *
  * Cold: the environment cache emptied before the task's first grade, so its era's
- * environment is built (uv's own download cache stays warm, as on any machine that has
- * graded once). Warm: the same grades again with the environment cached.
+ * environment and its install layer are built (uv's own download cache stays warm, as on any
+ * machine that has graded once). Warm: the same grades again with both cached.
  * Overhead = the whole grade minus the test command's own wall time.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { installLayersDir } from "../src/environment/index.js";
 import { gradeChange } from "../src/grader/index.js";
 import { loadOracle, loadSuite, loadTask } from "../src/suite/index.js";
 import { median } from "../src/report/index.js";
@@ -43,7 +44,7 @@ const environment = {
 
 async function gradeOnce(
   taskId: string,
-): Promise<{ totalMs: number; testsMs: number; resolved: boolean }> {
+): Promise<{ totalMs: number; testsMs: number; resolved: boolean; install: string }> {
   const suite = await loadSuite(values.suite, {
     evalsDir: values["evals-dir"],
     cwd: process.cwd(),
@@ -67,7 +68,12 @@ async function gradeOnce(
   );
   const totalMs = performance.now() - start;
   rmSync(scratch, { recursive: true, force: true });
-  return { totalMs, testsMs: grade.phaseMs.tests ?? 0, resolved: grade.resolved };
+  return {
+    totalMs,
+    testsMs: grade.phaseMs.tests ?? 0,
+    resolved: grade.resolved,
+    install: grade.install ?? "–",
+  };
 }
 
 const suite = await loadSuite(values.suite, { evalsDir: values["evals-dir"], cwd: process.cwd() });
@@ -77,9 +83,12 @@ const ratios: number[] = [];
 const s = (ms: number) => (ms / 1000).toFixed(2);
 const taskIds = values.tasks?.split(",") ?? suite.taskIds;
 for (const id of taskIds) {
-  if (cold) rmSync(path.join(cacheDir, "envs"), { recursive: true, force: true });
+  if (cold) {
+    rmSync(path.join(cacheDir, "envs"), { recursive: true, force: true });
+    rmSync(installLayersDir(cacheDir), { recursive: true, force: true });
+  }
   const first = await gradeOnce(id);
-  const warm: { totalMs: number; testsMs: number }[] = [];
+  const warm: { totalMs: number; testsMs: number; install: string }[] = [];
   for (let i = 0; i < repeat; i++) warm.push(await gradeOnce(id));
   const warmTotal = median(warm.map((w) => w.totalMs)) ?? 0;
   const warmTests = median(warm.map((w) => w.testsMs)) ?? 0;
@@ -92,6 +101,7 @@ for (const id of taskIds) {
     s(warmTests),
     s(warmTotal - warmTests),
     first.resolved ? "yes" : "NO",
+    [...new Set(warm.map((w) => w.install))].join("/"),
   ]);
 }
 if (ownCache) rmSync(cacheDir, { recursive: true, force: true });
@@ -103,6 +113,7 @@ const header = [
   "warm tests s",
   "warm overhead s",
   "resolved",
+  "warm install",
 ];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
 const line = (cells: string[]) =>

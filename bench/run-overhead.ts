@@ -31,6 +31,8 @@ interface Row {
   readonly resolved: boolean | null;
   /** The grade's phases (checkout, install, tests, ...), in ms. */
   readonly phases: Readonly<Record<string, number>>;
+  /** How the project was installed: by its install command, or the base commit's reused. */
+  readonly install: string | undefined;
 }
 
 const rows: Row[] = [];
@@ -45,6 +47,7 @@ for (const task of readdirSync(trialsDir).sort()) {
       testsMs: result.grade?.phaseMs.tests ?? 0,
       resolved: result.resolved,
       phases: result.grade?.phaseMs ?? {},
+      install: result.grade?.install,
     });
   }
 }
@@ -66,6 +69,7 @@ process.stdout.write(
     `trials: ${String(rows.length)}, resolved: ${String(rows.filter((row) => row.resolved === true).length)}`,
     `sum of trial times: ${seconds(trialSum)} s; sum of test processes: ${seconds(testsSum)} s`,
     `ratio (trials / tests): ${(trialSum / testsSum).toFixed(3)}`,
+    `installs: ${(["reused", "fresh"] as const).map((how) => `${String(rows.filter((row) => row.install === how).length)} ${how}`).join(", ")}`,
     `median overhead per trial: ${seconds(median(rows.map((row) => row.trialMs - row.testsMs)) ?? 0)} s`,
     "median per grade phase (s): " +
       [...new Set(rows.flatMap((row) => Object.keys(row.phases)))]
