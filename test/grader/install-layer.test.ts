@@ -135,6 +135,21 @@ function withNewFile(patch: string, file: string, content: string): string {
   return `${patch}diff --git a/${file} b/${file}\nnew file mode 100644\n--- /dev/null\n+++ b/${file}\n@@ -0,0 +1,${String(lines.length)} @@\n${lines.map((line) => `+${line}`).join("\n")}\n`;
 }
 
+/** A change that gives src/layered/impl.py these lines (its base has two). */
+function editImpl(lines: readonly string[]): string {
+  const file = "src/layered/impl.py";
+  return [
+    `diff --git a/${file} b/${file}`,
+    `--- a/${file}`,
+    `+++ b/${file}`,
+    `@@ -1,2 +1,${String(lines.length)} @@`,
+    "-def add(a, b):",
+    "-    return a - b",
+    ...lines.map((line) => `+${line}`),
+    "",
+  ].join("\n");
+}
+
 function layerRecords(): { dir: string; record: Record<string, unknown> }[] {
   const layers = path.join(cacheDir, "layers");
   return readdirSync(layers).map((key) => ({
@@ -237,6 +252,57 @@ describe("reusing the base commit's install", () => {
     const second = options();
     await gradeChange(touchyTask, touchyOracle, { patch: touchyOracle.goldPatch }, second);
     expect(readFileSync(second.logFile, "utf8")).not.toContain("installing the base commit once");
+  }, 300_000);
+});
+
+describe("a change's code and the layer", () => {
+  it("never reaches the layer, even in the grade that makes it", async () => {
+    // A cache of its own: the hostile change's grade is the one that makes the layer.
+    const ownCache = path.join(root, "poison-cache");
+    // The fix, plus code that writes into the venv and the checkout whenever it runs.
+    const hostile = editImpl([
+      "def add(a, b):",
+      "    import os, sysconfig",
+      "    with open(os.path.join(sysconfig.get_paths()['purelib'], 'poison.pth'), 'w') as f:",
+      "        f.write('import sys; sys.stderr.write(\"POISONED\\\\n\")\\n')",
+      "    with open(os.path.join(os.path.dirname(__file__), 'poison.py'), 'w') as f:",
+      "        f.write('POISON = 1\\n')",
+      "    return a + b",
+    ]);
+    const first = options({
+      environment: { ...testEnvironment(), cacheDir: ownCache },
+      keepScratch: true,
+    });
+    const poisoned = await gradeChange(task, oracle, { patch: hostile }, first);
+    expect(poisoned.grade).toMatchObject({ resolved: true, install: "reused" });
+    expect(readFileSync(first.logFile, "utf8")).toContain("installing the base commit once");
+    // It ran (so "not in the layer" means kept out, not "never written").
+    const firstSite = path.join(first.scratchDir, "venv", "lib", "python3.11", "site-packages");
+    expect(existsSync(path.join(firstSite, "poison.pth"))).toBe(true);
+    expect(existsSync(path.join(first.scratchDir, "repo", "src", "layered", "poison.py"))).toBe(
+      true,
+    );
+
+    const layers = readdirSync(path.join(ownCache, "layers"));
+    expect(layers).toHaveLength(1);
+    const record = readFileSync(
+      path.join(ownCache, "layers", layers[0] ?? "", "layer.json"),
+      "utf8",
+    );
+    expect(record).not.toContain("poison");
+
+    const next = options({
+      environment: { ...testEnvironment(), cacheDir: ownCache },
+      keepScratch: true,
+    });
+    const gold = await gradeChange(task, oracle, { patch: oracle.goldPatch }, next);
+    expect(gold.grade).toMatchObject({ resolved: true, install: "reused" });
+    expect(readFileSync(next.logFile, "utf8")).not.toContain("POISONED");
+    const site = path.join(next.scratchDir, "venv", "lib", "python3.11", "site-packages");
+    expect(existsSync(path.join(site, "poison.pth"))).toBe(false);
+    expect(existsSync(path.join(next.scratchDir, "repo", "src", "layered", "poison.py"))).toBe(
+      false,
+    );
   }, 300_000);
 });
 
