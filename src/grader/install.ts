@@ -207,9 +207,23 @@ async function chooseLayer(
     spec,
     uv: open.prepared.uv,
   });
-  const layer =
-    (await readInstallLayer(options.environment.cacheDir, key)) ??
-    (await buildInstallLayer(task, oracle, open.prepared, key, options));
+  let layer: InstallLayer | { unusable: string } | null = await readInstallLayer(
+    options.environment.cacheDir,
+    key,
+  );
+  try {
+    layer ??= await buildInstallLayer(task, oracle, open.prepared, key, options);
+  } catch (error) {
+    // The grade can still install the change itself; only a cancel ends it.
+    if (
+      options.signal?.aborted === true ||
+      (error instanceof LabError && error.code === "CANCELLED")
+    )
+      throw error;
+    return {
+      reason: `installing the base commit failed: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
   if ("unusable" in layer)
     return { reason: `the base commit's install cannot be reused: ${layer.unusable}` };
   return { layer };

@@ -18,7 +18,8 @@ const cacheDir = path.join(root, "cache");
  * An in-tree build backend whose editable install does what real ones do: a .pth with the
  * checkout's absolute path, a console script (uv writes its shebang with the venv's path), and
  * a file written into the checkout (as setuptools_scm writes _version.py). With a file named
- * TOUCH_TRACKED in the checkout it also edits a tracked file, which no layer can stand for.
+ * TOUCH_TRACKED in the checkout it also edits a tracked file, which no layer can stand for; with
+ * FAIL_UNFIXED it fails on the base commit.
  */
 const BACKEND = `import base64, hashlib, os, zipfile
 
@@ -35,6 +36,8 @@ def get_requires_for_build_editable(config_settings=None):
 
 
 def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
+    if os.path.exists("FAIL_UNFIXED") and "a - b" in open("src/layered/impl.py").read():
+        raise RuntimeError("this build fails without the fix")
     with open(os.path.join("src", "layered", "_build.py"), "w") as out:
         out.write("BUILT = True\\n")
     if os.path.exists("TOUCH_TRACKED"):
@@ -103,17 +106,22 @@ let task: Task;
 let oracle: Oracle;
 let touchyTask: Task;
 let touchyOracle: Oracle;
+let fragileTask: Task;
+let fragileOracle: Oracle;
 
 beforeAll(async () => {
   writeFixtureSuite(path.join(root, "evals"), "fixture", [
     layeredTask("layered"),
     layeredTask("touchy", { TOUCH_TRACKED: "tracked\n" }),
+    layeredTask("fragile", { FAIL_UNFIXED: "\n" }),
   ]);
   const suite = await loadSuite("fixture", { evalsDir: path.join(root, "evals"), cwd: root });
   task = await loadTask(suite, "layered");
   oracle = await loadOracle(task);
   touchyTask = await loadTask(suite, "touchy");
   touchyOracle = await loadOracle(touchyTask);
+  fragileTask = await loadTask(suite, "fragile");
+  fragileOracle = await loadOracle(fragileTask);
 });
 
 function options(overrides: Partial<GradeOptions> = {}): GradeOptions {
@@ -252,6 +260,25 @@ describe("reusing the base commit's install", () => {
     const second = options();
     await gradeChange(touchyTask, touchyOracle, { patch: touchyOracle.goldPatch }, second);
     expect(readFileSync(second.logFile, "utf8")).not.toContain("installing the base commit once");
+  }, 300_000);
+
+  it("installs the change itself when the base commit's install fails, and keeps nothing", async () => {
+    const opts = options();
+    const before = layerRecords().length;
+    const { grade } = await gradeChange(
+      fragileTask,
+      fragileOracle,
+      { patch: fragileOracle.goldPatch },
+      opts,
+    );
+    expect(grade).toMatchObject({ resolved: true, install: "fresh" });
+    const log = readFileSync(opts.logFile, "utf8");
+    expect(log).toContain("RuntimeError: this build fails without the fix");
+    expect(log).toContain(
+      "lab: installing the change: the base commit's install cannot be reused: the install of the base commit failed",
+    );
+    // A failure may pass: nothing is kept, so the next grade tries again.
+    expect(layerRecords()).toHaveLength(before);
   }, 300_000);
 });
 
