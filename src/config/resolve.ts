@@ -38,15 +38,26 @@ export function resolveSettings(
   const cacheDir =
     env.LAB_CACHE_DIR ?? path.join(env.XDG_CACHE_HOME ?? path.join(home, ".cache"), "lab");
   const evalsDir = flags.evalsDir ?? env.LAB_EVALS_DIR;
+  const scratchRoot = path.resolve(
+    cwd,
+    env.LAB_SCRATCH_DIR ?? path.join(os.tmpdir(), `lab-scratch-${String(os.userInfo().uid)}`),
+  );
+  // A sandbox mounts its own /dev, /proc and /sys: a work tree there would vanish inside it.
+  const shadowed = ["/dev", "/proc", "/sys"].find(
+    (dir) => scratchRoot === dir || scratchRoot.startsWith(`${dir}/`),
+  );
+  if (shadowed !== undefined) {
+    throw new UsageError(
+      `LAB_SCRATCH_DIR=${scratchRoot} is under ${shadowed}, which a sandbox replaces with its own: work trees there would not exist inside it.`,
+      "For a scratch folder in memory, use a tmpfs mounted elsewhere, such as /run/user/$(id -u).",
+    );
+  }
   return {
     cwd,
     evalsDir: evalsDir === undefined ? undefined : path.resolve(cwd, evalsDir),
     runsDir: path.resolve(cwd, flags.runsDir ?? env.LAB_RUNS_DIR ?? "runs"),
     cacheDir: path.resolve(cwd, cacheDir),
-    scratchRoot: path.resolve(
-      cwd,
-      env.LAB_SCRATCH_DIR ?? path.join(os.tmpdir(), `lab-scratch-${String(os.userInfo().uid)}`),
-    ),
+    scratchRoot,
     pyenvRoot: env.PYENV_ROOT ?? path.join(home, ".pyenv"),
     pathEnv: env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
     uv: env.LAB_UV,

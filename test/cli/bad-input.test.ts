@@ -225,4 +225,16 @@ describe("the CLI on bad input", () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`--run-id expects letters, digits, '.', '_' or '-'`);
   });
+
+  it("refuses a scratch folder under /dev, which a sandbox replaces, and says what to use", async () => {
+    const result = await runLab(
+      ["run", "gold", "--suite", "fixture", "--evals-dir", path.join(root, "evals")],
+      { cwd: root, env: { LAB_SCRATCH_DIR: "/dev/shm/lab" } },
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      "LAB_SCRATCH_DIR=/dev/shm/lab is under /dev, which a sandbox replaces with its own",
+    );
+    expect(result.stderr).toContain("/run/user/");
+  });
 });
