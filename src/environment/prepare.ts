@@ -65,6 +65,11 @@ function sitePackagesOf(venv: string, python: PythonInterpreter): string {
   return path.join(venv, "lib", `python${String(major)}.${String(minor)}`, "site-packages");
 }
 
+/** Where lab remembers interpreters uv could not download (`findPython`). */
+export function failedDownloadsFile(cacheDir: string): string {
+  return path.join(cacheDir, "tools", "python-downloads.json");
+}
+
 /** Finds or builds the cached environment for a spec. Safe under concurrent callers. */
 export async function prepareEnvironment(
   spec: EnvironmentSpec,
@@ -81,6 +86,7 @@ export async function prepareEnvironment(
     pathEnv: options.pathEnv,
     uv,
     signal: options.signal,
+    failedDownloads: failedDownloadsFile(options.cacheDir),
   });
   const pinsArgs = (spec.pinsInstallArgs ?? []).filter((arg) => arg !== "--compile-bytecode");
   const key = environmentKey(python, spec.pins, pinsArgs);

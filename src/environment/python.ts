@@ -1,7 +1,9 @@
 import { existsSync, readdirSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { LabError } from "../core/index.js";
 import { runCommand } from "../process/index.js";
+import { writeJsonAtomic } from "../store/atomic.js";
 import { lastLine } from "./uv.js";
 import { findOnPath } from "../process/index.js";
 
@@ -54,13 +56,38 @@ async function probeVersion(executable: string, signal?: AbortSignal): Promise<s
 
 const found = new Map<string, PythonInterpreter>();
 
+/** How long a failed download of an interpreter is remembered. */
+const RETRY_DOWNLOAD_MS = 24 * 60 * 60 * 1000;
+
+type FailedDownloads = Record<string, { at: string; error: string }>;
+
+async function readFailedDownloads(file: string | undefined): Promise<FailedDownloads> {
+  if (file === undefined) return {};
+  try {
+    const parsed = JSON.parse(await readFile(file, "utf8")) as unknown;
+    return typeof parsed === "object" && parsed !== null ? (parsed as FailedDownloads) : {};
+  } catch {
+    return {};
+  }
+}
+
 /**
  * Finds an interpreter for `requested`: pyenv's versions folder, then PATH, then uv's
  * managed Pythons, and finally asks uv to download one.
  */
 export async function findPython(
   requested: string,
-  options: { pyenvRoot: string; pathEnv: string; uv: string; signal?: AbortSignal | undefined },
+  options: {
+    pyenvRoot: string;
+    pathEnv: string;
+    uv: string;
+    signal?: AbortSignal | undefined;
+    /**
+     * A file (in lab's cache) that remembers uv's failed downloads, so that an offline machine
+     * asks once a day, not once per process and era (each failure takes seconds).
+     */
+    failedDownloads?: string | undefined;
+  },
 ): Promise<PythonInterpreter> {
   const memo = found.get(requested);
   if (memo !== undefined) return memo;
@@ -98,13 +125,24 @@ export async function findPython(
   let managed = await findManaged();
   let installError = "";
   if (managed === null) {
-    const install = await runCommand([options.uv, "python", "install", requested], {
-      env: uvEnv,
-      timeoutMs: 600_000,
-      signal: options.signal,
-    });
-    if (install.exitCode === 0) managed = await findManaged();
-    else installError = lastLine(install.stderrTail);
+    const failed = await readFailedDownloads(options.failedDownloads);
+    const earlier = failed[requested];
+    if (earlier !== undefined && Date.now() - Date.parse(earlier.at) < RETRY_DOWNLOAD_MS) {
+      installError = `${earlier.error} (at ${earlier.at}; lab asks again a day later)`;
+    } else {
+      const install = await runCommand([options.uv, "python", "install", requested], {
+        env: uvEnv,
+        timeoutMs: 600_000,
+        signal: options.signal,
+      });
+      if (install.exitCode === 0) managed = await findManaged();
+      else if (!install.aborted) {
+        installError = lastLine(install.stderrTail);
+        failed[requested] = { at: new Date().toISOString(), error: installError };
+        if (options.failedDownloads !== undefined)
+          await writeJsonAtomic(options.failedDownloads, failed);
+      }
+    }
   }
   if (managed !== null) {
     const version = await probeVersion(managed, options.signal);

@@ -1,4 +1,11 @@
-import { existsSync, readdirSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -125,6 +132,56 @@ describe("environments", () => {
       message: expect.stringContaining("No Python 2.5 found") as string,
       hint: "Install Python 2.5 (`uv python install 2.5` or `pyenv install 2.5`), then run lab again.",
     });
+  });
+
+  it("remembers for a day that uv could not download an interpreter, instead of asking every time", async () => {
+    // A uv that has no Python to offer and cannot download one (as offline), logging its calls.
+    const bin = path.join(root, "offline-uv");
+    mkdirSync(bin, { recursive: true });
+    const uv = path.join(bin, "uv");
+    const calls = path.join(bin, "calls.log");
+    writeFileSync(
+      uv,
+      `#!/bin/sh\necho "$*" >> ${JSON.stringify(calls)}\necho "error: Failed to download: network unreachable" >&2\nexit 2\n`,
+    );
+    chmodSync(uv, 0o755);
+    const failedDownloads = path.join(root, "offline-cache", "python-downloads.json");
+    const find = () =>
+      findPython("3.99.1", { pyenvRoot, pathEnv: "/nonexistent", uv, failedDownloads });
+    // An exact release also falls back to its minor version (3.99), a download of its own.
+    const installs = () =>
+      readFileSync(calls, "utf8")
+        .split("\n")
+        .filter((line) => line.startsWith("python install"));
+
+    await expect(find()).rejects.toMatchObject({
+      code: "PYTHON_NOT_FOUND",
+      message: expect.stringContaining(
+        "uv could not download one: error: Failed to download",
+      ) as string,
+    });
+    expect(installs()).toEqual(["python install 3.99.1", "python install 3.99"]);
+    // Asked again: the failure is remembered, and said when it happened.
+    await expect(find()).rejects.toMatchObject({
+      message: expect.stringMatching(/at \d{4}-\d\d-\d\dT.*lab asks again a day later/) as string,
+    });
+    expect(installs()).toHaveLength(2);
+    // A day later uv is asked again.
+    const record = JSON.parse(readFileSync(failedDownloads, "utf8")) as Record<
+      string,
+      { at: string }
+    >;
+    record["3.99.1"] = {
+      ...record["3.99.1"],
+      at: new Date(Date.now() - 25 * 3600_000).toISOString(),
+    } as { at: string };
+    writeFileSync(failedDownloads, JSON.stringify(record));
+    await expect(find()).rejects.toMatchObject({ code: "PYTHON_NOT_FOUND" });
+    expect(installs()).toEqual([
+      "python install 3.99.1",
+      "python install 3.99",
+      "python install 3.99.1",
+    ]);
   });
 
   it("installs uv into its own folder when none is on PATH", async () => {

@@ -5,6 +5,7 @@ import path from "node:path";
 import { errorMessage, type EnvironmentSpec } from "../../core/index.js";
 import {
   ensureUv,
+  failedDownloadsFile,
   findPython,
   pyenvCandidates,
   summarizeUvFailure,
@@ -99,9 +100,11 @@ export async function inferEnvironment(options: InferOptions): Promise<InferredE
     pathEnv: options.environment.pathEnv,
     signal: options.signal,
   });
-  const interpreter = await findPython(choice.version, { ...options.environment, uv }).catch(
-    (error: unknown) => new Error(errorMessage(error)),
-  );
+  const interpreter = await findPython(choice.version, {
+    ...options.environment,
+    uv,
+    failedDownloads: failedDownloadsFile(options.environment.cacheDir),
+  }).catch((error: unknown) => new Error(errorMessage(error)));
   if (interpreter instanceof Error)
     return { ok: false, category: "install", reason: `install failed: ${interpreter.message}` };
   const resolved = await resolvePins({
