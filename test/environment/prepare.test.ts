@@ -169,12 +169,12 @@ describe("environments", () => {
     // A day later uv is asked again.
     const record = JSON.parse(readFileSync(failedDownloads, "utf8")) as Record<
       string,
-      { at: string }
+      { at: string; error: string }
     >;
     record["3.99.1"] = {
-      ...record["3.99.1"],
+      error: record["3.99.1"]?.error ?? "",
       at: new Date(Date.now() - 25 * 3600_000).toISOString(),
-    } as { at: string };
+    };
     writeFileSync(failedDownloads, JSON.stringify(record));
     await expect(find()).rejects.toMatchObject({ code: "PYTHON_NOT_FOUND" });
     expect(installs()).toEqual([
