@@ -1,5 +1,15 @@
 import { createHash } from "node:crypto";
-import { chmod, lstat, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import {
+  chmod,
+  lstat,
+  mkdir,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  writeFile,
+} from "node:fs/promises";
 import path from "node:path";
 import type { EnvironmentSpec } from "../core/index.js";
 import { installLayersDir } from "../environment/index.js";
@@ -38,14 +48,14 @@ export interface LayerKeyParts {
   readonly environmentKey: string;
   /** The cached environment's site-packages (its path is in the per-grade venv's .pth). */
   readonly sitePackages: string;
-  readonly spec: Pick<EnvironmentSpec, "preInstall" | "install">;
+  readonly spec: Pick<EnvironmentSpec, "preInstall" | "install" | "env">;
   /** The uv binary: its path, size and time identify its version. */
   readonly uv: string;
 }
 
 /** The cache key of the install layer of one base commit in one environment. */
 export async function installLayerKey(parts: LayerKeyParts): Promise<string> {
-  const uv = await lstat(parts.uv).catch(() => null);
+  const uv = await stat(parts.uv).catch(() => null);
   return createHash("sha256")
     .update(
       JSON.stringify({
@@ -56,6 +66,7 @@ export async function installLayerKey(parts: LayerKeyParts): Promise<string> {
         sitePackages: parts.sitePackages,
         preInstall: parts.spec.preInstall,
         install: parts.spec.install,
+        env: parts.spec.env,
         uv: [parts.uv, uv?.size ?? null, uv?.mtimeMs ?? null],
       }),
     )

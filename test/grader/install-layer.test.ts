@@ -4,7 +4,7 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Oracle, Task } from "../../src/core/index.js";
 import { gradeChange, type GradeOptions } from "../../src/grader/index.js";
-import { isEditableInstall } from "../../src/grader/install-layer.js";
+import { installLayerKey, isEditableInstall } from "../../src/grader/install-layer.js";
 import { loadOracle, loadSuite, loadTask } from "../../src/suite/index.js";
 import { writeFixtureSuite, type FixtureTask } from "../helpers/fixture-suite.js";
 import { runLab, testEnvironment } from "../helpers/lab.js";
@@ -342,6 +342,32 @@ describe("lab cache", () => {
     const clear = await runLab(["cache", "clear"], { cwd: root, env });
     expect(clear.stderr).toContain("Removed 1 cached environment(s) and 2 install layer(s)");
     expect(existsSync(path.join(cacheDir, "layers"))).toBe(false);
+  });
+});
+
+describe("installLayerKey", () => {
+  it("changes with everything the install depends on besides the change", async () => {
+    const parts = {
+      repo: "acme/widget",
+      baseCommit: "a".repeat(40),
+      environmentKey: "py3.11.7-0123456789abcdef",
+      sitePackages: "/cache/envs/x/lib/python3.11/site-packages",
+      spec: { preInstall: [], install: "pip install -e .", env: {} },
+      uv: process.execPath,
+    };
+    const key = await installLayerKey(parts);
+    expect(await installLayerKey({ ...parts })).toBe(key);
+    const variants = [
+      { ...parts, baseCommit: "b".repeat(40) },
+      { ...parts, environmentKey: "py3.11.7-fedcba9876543210" },
+      { ...parts, sitePackages: "/elsewhere/site-packages" },
+      { ...parts, spec: { ...parts.spec, preInstall: ["sed -i s/a/b/ setup.cfg"] } },
+      { ...parts, spec: { ...parts.spec, install: "pip install -e .[test]" } },
+      { ...parts, spec: { ...parts.spec, env: { SETUPTOOLS_SCM_PRETEND_VERSION: "1.0" } } },
+      { ...parts, uv: "/bin/sh" },
+    ];
+    const keys = await Promise.all(variants.map((variant) => installLayerKey(variant)));
+    expect(new Set([key, ...keys]).size).toBe(variants.length + 1);
   });
 });
 
