@@ -11,7 +11,7 @@ import {
 import { prepareEnvironment, type EnvironmentOptions } from "../environment/index.js";
 import { git, tryGit } from "../git/index.js";
 import { runCommand } from "../process/index.js";
-import { checkoutTask } from "./checkout.js";
+import { checkoutForGrade } from "./checkout.js";
 import { removeInside, type GradeSandbox } from "./confine.js";
 import { installChange, openGrade } from "./install.js";
 import { startServices, withServices } from "./services.js";
@@ -82,16 +82,7 @@ export async function gradeChange(
   const log = async (text: string): Promise<void> =>
     appendFile(options.logFile, text.endsWith("\n") ? text : `${text}\n`);
   const repo = path.join(options.scratchDir, "repo");
-  const home = path.join(options.scratchDir, "home");
-  await mkdir(home, { recursive: true });
   await mkdir(path.dirname(options.logFile), { recursive: true });
-  const baseEnv = {
-    PATH: options.environment.pathEnv,
-    HOME: home,
-    LANG: "C.UTF-8",
-    LC_ALL: "C.UTF-8",
-    TZ: "UTC",
-  };
   const signal = options.signal;
 
   try {
@@ -100,12 +91,11 @@ export async function gradeChange(
       `# lab grade: ${task.suite}/${task.info.id} at ${task.info.baseCommit}\n`,
     );
     await timed("checkout", () =>
-      checkoutTask(task, repo, {
+      checkoutForGrade(task, options.scratchDir, {
+        pathEnv: options.environment.pathEnv,
         timeoutMs: options.setupTimeoutMs,
-        env: baseEnv,
         logFile: options.logFile,
         signal,
-        purpose: "grade",
       }),
     );
     const patch =

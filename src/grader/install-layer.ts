@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
 import {
   chmod,
@@ -14,6 +15,7 @@ import path from "node:path";
 import type { EnvironmentSpec } from "../core/index.js";
 import { installLayersDir } from "../environment/index.js";
 import { git } from "../git/index.js";
+import { listUntracked } from "./install-scope.js";
 
 /** Bumped whenever what a layer holds, or how it is restored, changes. */
 const LAYER_LAYOUT = 1;
@@ -150,15 +152,11 @@ export async function readRepoState(
   baseCommit: string,
   gitEnv: Readonly<Record<string, string>>,
 ): Promise<RepoState> {
-  const options = { cwd: repo, env: gitEnv };
-  const untracked = (await git(["ls-files", "--others", "-z"], options))
-    .split("\0")
-    .filter((file) => file !== "");
-  const diff = await git(
-    ["diff", "--binary", "--no-ext-diff", "--no-textconv", baseCommit],
-    options,
-  );
-  return { untracked: new Set(untracked), diff };
+  const diff = await git(["diff", "--binary", "--no-ext-diff", "--no-textconv", baseCommit], {
+    cwd: repo,
+    env: gitEnv,
+  });
+  return { untracked: new Set(await listUntracked(repo, gitEnv)), diff };
 }
 
 /**
@@ -250,11 +248,12 @@ export async function restoreInstallLayer(
   const origin = Buffer.from(layer.origin);
   const target = Buffer.from(places.scratchDir);
   const contents = new Map<LayerFile, Buffer>();
-  const changed = new Set<string>();
+  /** The files whose content the relocation changed, by their path in the grade. */
+  const relocated = new Map<string, Buffer>();
   for (const file of layer.files) {
     const content = await readFile(path.join(layer.dir, file.place, file.path));
     const moved = replaceAll(content, origin, target);
-    if (moved !== content) changed.add(path.join(rootOf(file), file.path));
+    if (moved !== content) relocated.set(path.join(rootOf(file), file.path), moved);
     contents.set(file, moved);
   }
   // A RECORD lists each installed file's hash and size: those of relocated files change.
@@ -263,7 +262,7 @@ export async function restoreInstallLayer(
     const sitePackages = path.dirname(path.dirname(path.join(places.venv, file.path)));
     contents.set(
       file,
-      Buffer.from(updateRecord(content.toString("utf8"), sitePackages, contents, places, changed)),
+      Buffer.from(updateRecord(content.toString("utf8"), sitePackages, relocated)),
     );
   }
   for (const [file, content] of contents) {
@@ -307,17 +306,12 @@ function replaceAll(content: Buffer, from: Buffer, to: Buffer): Buffer {
   return Buffer.concat(pieces);
 }
 
-/** A RECORD with the hash and size of each relocated file recomputed. */
+/** A RECORD with the hash and size of each relocated file (by its path) recomputed. */
 function updateRecord(
   record: string,
   sitePackages: string,
-  contents: ReadonlyMap<LayerFile, Buffer>,
-  places: { venv: string; repo: string },
-  changed: ReadonlySet<string>,
+  relocated: ReadonlyMap<string, Buffer>,
 ): string {
-  const byPath = new Map<string, Buffer>();
-  for (const [file, content] of contents)
-    byPath.set(path.join(file.place === "venv" ? places.venv : places.repo, file.path), content);
   return record
     .split("\n")
     .map((line) => {
@@ -325,20 +319,10 @@ function updateRecord(
       const [name, hash, size] = line.startsWith('"') ? [] : line.split(",");
       if (name === undefined || hash === undefined || size === undefined || hash === "")
         return line;
-      const file = path.resolve(sitePackages, name);
-      const content = byPath.get(file);
-      if (content === undefined || !changed.has(file)) return line;
+      const content = relocated.get(path.resolve(sitePackages, name));
+      if (content === undefined) return line;
       const digest = createHash("sha256").update(content).digest("base64url");
       return `${name},sha256=${digest},${String(content.length)}`;
     })
     .join("\n");
-}
-
-function isUtf8(content: Buffer): boolean {
-  try {
-    new TextDecoder("utf-8", { fatal: true }).decode(content);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -93,10 +93,7 @@ export async function listChangedPaths(
     changes.push({ path: file, kind });
   }
   // New files the apply left untracked (ignored ones included); a link among them is "other".
-  const untracked = (await git(["ls-files", "--others", "-z"], options))
-    .split("\0")
-    .filter((file) => file !== "");
-  for (const file of untracked) {
+  for (const file of await listUntracked(repo, gitEnv)) {
     const stats = await lstat(path.join(repo, file)).catch(() => null);
     changes.push({ path: file, kind: stats?.isFile() === true ? "added" : "other" });
   }
@@ -106,4 +103,14 @@ export async function listChangedPaths(
       .filter((dir) => dir !== ""),
   );
   return { changes, baseDirs };
+}
+
+/** The files of a checkout that git does not track, ignored ones included. */
+export async function listUntracked(
+  repo: string,
+  gitEnv: Readonly<Record<string, string>>,
+): Promise<string[]> {
+  return (await git(["ls-files", "--others", "-z"], { cwd: repo, env: gitEnv }))
+    .split("\0")
+    .filter((file) => file !== "");
 }

@@ -8,7 +8,7 @@ import {
   type GradeEnvironment,
   type PreparedEnvironment,
 } from "../environment/index.js";
-import { checkoutTask } from "./checkout.js";
+import { checkoutForGrade } from "./checkout.js";
 import { confineGrade, type GradeConfinement } from "./confine.js";
 import {
   captureInstallLayer,
@@ -248,18 +248,11 @@ async function buildInstallLayer(
     "lab: installing the base commit once, in a checkout of its own, to reuse for changes that leave the install alone\n",
   );
   try {
-    await checkoutTask(task, path.join(scratchDir, "repo"), {
+    await checkoutForGrade(task, scratchDir, {
+      pathEnv: options.environment.pathEnv,
       timeoutMs: options.setupTimeoutMs,
-      env: {
-        PATH: options.environment.pathEnv,
-        HOME: path.join(scratchDir, "home"),
-        LANG: "C.UTF-8",
-        LC_ALL: "C.UTF-8",
-        TZ: "UTC",
-      },
       logFile: options.logFile,
       signal: options.signal,
-      purpose: "grade",
     });
     const open = await openGrade(task, oracle, prepared, scratchDir, {
       ...options,
