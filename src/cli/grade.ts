@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { environmentOptions } from "../config/index.js";
@@ -64,7 +64,8 @@ export const gradeCommand = defineCommand({
       change = { workTree: tree };
     }
     const settings = settingsFrom(args, io);
-    const scratch = await mkdtemp(path.join(os.tmpdir(), `lab-grade-${task.info.id}-`));
+    await mkdir(settings.scratchRoot, { recursive: true });
+    const scratch = await mkdtemp(path.join(settings.scratchRoot, `lab-grade-${task.info.id}-`));
     const logFile = path.resolve(
       io.cwd,
       stringOption(args, "log") ??

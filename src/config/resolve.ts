@@ -43,13 +43,15 @@ export function resolveSettings(
     env.LAB_SCRATCH_DIR ?? path.join(os.tmpdir(), `lab-scratch-${String(os.userInfo().uid)}`),
   );
   // A sandbox mounts its own /dev, /proc and /sys: a work tree there would vanish inside it.
+  // A folder in /dev/shm, the host's memory folder, is the exception: the sandbox binds it there.
+  const inMemoryFolder = scratchRoot.startsWith("/dev/shm/");
   const shadowed = ["/dev", "/proc", "/sys"].find(
-    (dir) => scratchRoot === dir || scratchRoot.startsWith(`${dir}/`),
+    (dir) => (scratchRoot === dir || scratchRoot.startsWith(`${dir}/`)) && !inMemoryFolder,
   );
   if (shadowed !== undefined) {
     throw new UsageError(
       `LAB_SCRATCH_DIR=${scratchRoot} is under ${shadowed}, which a sandbox replaces with its own: work trees there would not exist inside it.`,
-      "For a scratch folder in memory, use a tmpfs mounted elsewhere, such as /run/user/$(id -u).",
+      "For a scratch folder in memory, use a folder in /dev/shm (such as /dev/shm/lab-scratch) or on another tmpfs.",
     );
   }
   return {
@@ -74,6 +76,7 @@ export function environmentOptions(settings: LabSettings, signal: AbortSignal): 
     pyenvRoot: settings.pyenvRoot,
     uv: settings.uv,
     timeoutMs: 20 * 60_000,
+    scratchRoot: settings.scratchRoot,
     signal,
   };
 }

@@ -19,6 +19,11 @@ export interface EnvironmentOptions {
   readonly uv?: string | undefined;
   /** Limit for building one environment. */
   readonly timeoutMs: number;
+  /**
+   * Where throwaway grading checkouts go (`LAB_SCRATCH_DIR`); the system's temporary folder
+   * when absent.
+   */
+  readonly scratchRoot?: string | undefined;
   readonly signal?: AbortSignal | undefined;
 }
 

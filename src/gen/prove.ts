@@ -1,6 +1,6 @@
 import os from "node:os";
 import path from "node:path";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import type { Grade, Oracle, Task } from "../core/index.js";
 import type { EnvironmentOptions } from "../environment/index.js";
 import { gradeChange } from "../grader/index.js";
@@ -84,7 +84,9 @@ export async function gradeInScratch(
     signal?: AbortSignal | undefined;
   },
 ): Promise<Grade> {
-  const scratch = await mkdtemp(path.join(os.tmpdir(), `lab-proof-${task.info.id}-`));
+  const root = options.environment.scratchRoot ?? os.tmpdir();
+  await mkdir(root, { recursive: true });
+  const scratch = await mkdtemp(path.join(root, `lab-proof-${task.info.id}-`));
   try {
     const outcome = await gradeChange(
       task,

@@ -176,15 +176,19 @@ async function createBwrapSandbox(spec: SandboxSpec, features: BwrapFeatures): P
     "--hostname",
     "lab-sandbox",
   ];
+  // /proc, /dev and /dev/shm of the sandbox's own come first: a work tree in the host's memory
+  // folder (LAB_SCRATCH_DIR=/dev/shm/...) is then bound on top of them, at its own path.
   const fixed = [
     features.path,
     ...namespaces,
-    ...mountArgs(mounts),
     "--proc",
     "/proc",
     "--dev",
     "/dev",
-    ...(features.tmpfsSize ? ["--size", String(SHM_BYTES), "--tmpfs", "/dev/shm"] : []),
+    ...(features.tmpfsSize ? ["--size", String(SHM_BYTES)] : []),
+    "--tmpfs",
+    "/dev/shm",
+    ...mountArgs(mounts),
     "--remount-ro",
     "/",
   ];

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { addTask, writeFixtureSuite } from "../helpers/fixture-suite.js";
@@ -226,15 +226,44 @@ describe("the CLI on bad input", () => {
     expect(result.stderr).toContain(`--run-id expects letters, digits, '.', '_' or '-'`);
   });
 
-  it("refuses a scratch folder under /dev, which a sandbox replaces, and says what to use", async () => {
-    const result = await runLab(
-      ["run", "gold", "--suite", "fixture", "--evals-dir", path.join(root, "evals")],
-      { cwd: root, env: { LAB_SCRATCH_DIR: "/dev/shm/lab" } },
-    );
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain(
-      "LAB_SCRATCH_DIR=/dev/shm/lab is under /dev, which a sandbox replaces with its own",
-    );
-    expect(result.stderr).toContain("/run/user/");
+  it("refuses a scratch folder in /dev outside /dev/shm, which a sandbox replaces, and says what to use", async () => {
+    for (const scratch of ["/dev/lab", "/dev/shm"]) {
+      const result = await runLab(
+        ["run", "gold", "--suite", "fixture", "--evals-dir", path.join(root, "evals")],
+        { cwd: root, env: { LAB_SCRATCH_DIR: scratch } },
+      );
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(
+        `LAB_SCRATCH_DIR=${scratch} is under /dev, which a sandbox replaces with its own`,
+      );
+      expect(result.stderr).toContain("/dev/shm/lab-scratch");
+    }
   });
+
+  it.runIf(existsSync("/dev/shm"))(
+    "runs and grades with the scratch folder in /dev/shm, and leaves nothing there",
+    async () => {
+      const scratch = mkdtempSync(path.join("/dev/shm", "lab-cli-test-"));
+      try {
+        const result = await runLab(
+          [
+            "run",
+            "gold",
+            "--suite",
+            "fixture",
+            "--evals-dir",
+            path.join(root, "evals"),
+            "--runs-dir",
+            path.join(root, "runs-shm"),
+          ],
+          { cwd: root, env: { LAB_SCRATCH_DIR: scratch } },
+        );
+        expect(result.stderr).toContain("1/1 resolved");
+        expect(result.code).toBe(0);
+        expect(readdirSync(scratch)).toEqual([]);
+      } finally {
+        rmSync(scratch, { recursive: true, force: true });
+      }
+    },
+  );
 });

@@ -161,6 +161,37 @@ export function defineSandboxContract(makeProvider: () => SandboxProvider): void
       expect(readFileSync(path.join(host.workTree, "inside.txt"), "utf8")).toBe("from inside\n");
     });
 
+    it.runIf(existsSync("/dev/shm"))(
+      "round-trips files in a work tree in /dev/shm (a scratch folder in memory), and shows nothing else of it",
+      async () => {
+        const trial = mkdtempSync(path.join("/dev/shm", "lab-contract-"));
+        const other = mkdtempSync(path.join("/dev/shm", "lab-contract-other-"));
+        try {
+          const workTree = path.join(trial, "work");
+          mkdirSync(workTree);
+          writeFileSync(path.join(workTree, "from-host.txt"), "in memory\n");
+          writeFileSync(path.join(other, "secret.txt"), "OTHER-SHM\n");
+          const sandbox = await open({ workTree, stateDir: path.join(trial, "sandbox") });
+          const result = await sandbox.exec(
+            [
+              "bash",
+              "-c",
+              `pwd; cat from-host.txt; echo inside > inside.txt; cat ${other}/secret.txt 2>/dev/null; true`,
+            ],
+            { cwd: workTree, env: env(sandbox), timeoutMs: 30_000 },
+          );
+          expect(result.exitCode).toBe(0);
+          expect(readFileSync(path.join(workTree, "inside.txt"), "utf8")).toBe("inside\n");
+          const seen = `${workTree}\nin memory\n`;
+          if (provider.isolatesFilesystem) expect(result.stdoutTail).toBe(seen);
+          else expect(result.stdoutTail).toBe(`${seen}OTHER-SHM\n`);
+        } finally {
+          rmSync(trial, { recursive: true, force: true });
+          rmSync(other, { recursive: true, force: true });
+        }
+      },
+    );
+
     it("reports exit codes and signals as data", async () => {
       const sandbox = await open();
       expect((await sh(sandbox, "exit 3")).exitCode).toBe(3);
