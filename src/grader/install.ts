@@ -1,6 +1,6 @@
 import { appendFile, mkdir, rm } from "node:fs/promises";
 import path from "node:path";
-import { LabError, type Oracle, type Task } from "../core/index.js";
+import { LabError, quoteShell, type Oracle, type Task } from "../core/index.js";
 import {
   addStandIns,
   createGradeEnvironment,
@@ -94,11 +94,13 @@ export async function openGrade(
 }
 
 /**
- * Runs install commands in the grade's sandbox, each in its own shell. Like upstream's eval
- * script (no `set -e`), a failed command goes on to the next and the tests, which then fail on
- * their own; the log keeps the reason. With `standIns`, the pins count as installed for the
- * install's resolver, as in upstream's images; the stand-ins are removed once the install's
- * processes are gone. Returns whether every command succeeded.
+ * Runs install commands in the grade's sandbox as the lines of one bash script, the way
+ * upstream's scripts run them (a `cd` carries over). Like upstream's eval script (no `set -e`),
+ * a failed command goes on to the next and the tests, which then fail on their own; the log
+ * shows each command (`+ command`) and each failure (`lab: install step exited with N`). With
+ * `standIns`, the pins count as installed for the install's resolver, as in upstream's images;
+ * the stand-ins are removed once the install's processes are gone. Returns whether every
+ * command succeeded.
  */
 export async function runInstallSteps(
   open: OpenGrade,
@@ -110,32 +112,47 @@ export async function runInstallSteps(
   const standIns = options.standIns
     ? await addStandIns(open.prepared.sitePackages, open.gradeEnv.sitePackages)
     : [];
-  let ok = true;
   try {
-    await open.confinement.phase([], async (sandbox) => {
-      for (const command of commands) {
-        await log(`+ ${command}`);
-        const result = await sandbox.exec(["bash", "-c", command], {
-          cwd: open.repo,
-          env: open.runEnv,
-          timeoutMs: options.installTimeoutMs,
-          logFile: options.logFile,
-          signal: options.signal,
-        });
-        if (result.aborted)
-          throw new LabError("CANCELLED", "Cancelled while installing the project.");
-        if (result.exitCode !== 0) {
-          ok = false;
-          await log(
-            `lab: install step exited with ${String(result.exitCode ?? result.signal)}${result.timedOut ? " (timed out)" : ""}`,
-          );
-        }
-      }
+    return await open.confinement.phase([], async (sandbox) => {
+      const result = await sandbox.exec(["bash", "-c", installScript(commands)], {
+        cwd: open.repo,
+        env: open.runEnv,
+        timeoutMs: options.installTimeoutMs,
+        logFile: options.logFile,
+        signal: options.signal,
+      });
+      if (result.aborted)
+        throw new LabError("CANCELLED", "Cancelled while installing the project.");
+      if (result.exitCode === 0) return true;
+      if (result.exitCode !== INSTALL_STEP_FAILED)
+        await log(
+          `lab: install step exited with ${String(result.exitCode ?? result.signal)}${result.timedOut ? " (timed out)" : ""}`,
+        );
+      return false;
     });
   } finally {
     await removeStandIns(open.gradeEnv.sitePackages, standIns);
   }
-  return ok;
+}
+
+/** The exit status of an install script one of whose commands failed (and which went on). */
+const INSTALL_STEP_FAILED = 97;
+
+/**
+ * One bash script running `commands` in order: each is echoed first, and a failure is logged
+ * and remembered, not fatal. Everything goes to one stream, so the log keeps its order.
+ */
+export function installScript(commands: readonly string[]): string {
+  const lines = ["exec 1>&2", "lab_failed=0"];
+  for (const command of commands) {
+    lines.push(
+      `printf '+ %s\\n' ${quoteShell(command)}`,
+      command,
+      `lab_status=$?; if [ "$lab_status" -ne 0 ]; then echo "lab: install step exited with $lab_status"; lab_failed=1; fi`,
+    );
+  }
+  lines.push(`[ "$lab_failed" -eq 0 ] || exit ${String(INSTALL_STEP_FAILED)}`);
+  return `${lines.join("\n")}\n`;
 }
 
 /**
