@@ -6,3 +6,4 @@ export * from "./tool.js";
 export * from "./sandbox.js";
 export * from "./events.js";
 export * from "./patch-files.js";
+export * from "./pool.js";

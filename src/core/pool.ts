@@ -1,16 +1,25 @@
-/** Runs `work` over `items` with at most `limit` at once; stops taking new items once `signal` aborts. */
+/**
+ * Runs `work` over `items` with at most `limit` at once. No new item starts once `signal`
+ * aborts or an item has failed; the first failure is thrown when the items started have settled.
+ */
 export async function runPool<T>(
   items: readonly T[],
   limit: number,
-  signal: AbortSignal,
   work: (item: T) => Promise<void>,
+  signal?: AbortSignal,
 ): Promise<void> {
   let next = 0;
+  let failure: { error: unknown } | undefined;
   const worker = async (): Promise<void> => {
-    while (!signal.aborted && next < items.length) {
+    while (signal?.aborted !== true && failure === undefined && next < items.length) {
       const item = items[next++] as T;
-      await work(item);
+      try {
+        await work(item);
+      } catch (error) {
+        failure ??= { error };
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  if (failure !== undefined) throw failure.error;
 }

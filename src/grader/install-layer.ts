@@ -12,10 +12,13 @@ import {
   writeFile,
 } from "node:fs/promises";
 import path from "node:path";
-import type { EnvironmentSpec } from "../core/index.js";
+import { runPool, type EnvironmentSpec } from "../core/index.js";
 import { installLayersDir } from "../environment/index.js";
 import { git } from "../git/index.js";
 import { listUntracked } from "./install-scope.js";
+
+/** How many of a layer's files are read or written at once. */
+const FILE_BATCH = 32;
 
 /** Bumped whenever what a layer holds, or how it is restored, changes. */
 const LAYER_LAYOUT = 1;
@@ -247,32 +250,45 @@ export async function restoreInstallLayer(
   }
   const origin = Buffer.from(layer.origin);
   const target = Buffer.from(places.scratchDir);
-  const contents = new Map<LayerFile, Buffer>();
+  // Hundreds of small files (sphinx's install brings 700): read and written a batch at a time.
+  const entries: { file: LayerFile; content: Buffer }[] = layer.files.map((file) => ({
+    file,
+    content: Buffer.alloc(0),
+  }));
   /** The files whose content the relocation changed, by their path in the grade. */
   const relocated = new Map<string, Buffer>();
-  for (const file of layer.files) {
-    const content = await readFile(path.join(layer.dir, file.place, file.path));
-    const moved = replaceAll(content, origin, target);
-    if (moved !== content) relocated.set(path.join(rootOf(file), file.path), moved);
-    contents.set(file, moved);
-  }
+  await runPool(entries, FILE_BATCH, async (entry) => {
+    const content = await readFile(path.join(layer.dir, entry.file.place, entry.file.path));
+    entry.content = replaceAll(content, origin, target);
+    if (entry.content !== content)
+      relocated.set(path.join(rootOf(entry.file), entry.file.path), entry.content);
+  });
   // A RECORD lists each installed file's hash and size: those of relocated files change.
-  for (const [file, content] of contents) {
+  for (const entry of entries) {
+    const { file } = entry;
     if (file.place !== "venv" || !/\.dist-info\/RECORD$/.test(file.path)) continue;
     const sitePackages = path.dirname(path.dirname(path.join(places.venv, file.path)));
-    contents.set(
-      file,
-      Buffer.from(updateRecord(content.toString("utf8"), sitePackages, relocated)),
+    entry.content = Buffer.from(
+      updateRecord(entry.content.toString("utf8"), sitePackages, relocated),
     );
   }
-  for (const [file, content] of contents) {
+  const folders = new Set(
+    layer.files.map((file) => path.dirname(path.join(rootOf(file), file.path))),
+  );
+  for (const folder of [...folders].sort()) await mkdir(folder, { recursive: true });
+  await runPool(entries, FILE_BATCH, async ({ file, content }) => {
     const destination = path.join(rootOf(file), file.path);
-    await mkdir(path.dirname(destination), { recursive: true });
     // A venv file the install changed (it was there before) is replaced, never written through.
-    if (file.place === "venv") await rm(destination, { force: true });
-    await writeFile(destination, content, { flag: "wx", mode: file.mode });
+    await writeFile(destination, content, { flag: "wx", mode: file.mode }).catch(
+      async (error: unknown) => {
+        if (file.place !== "venv" || (error as NodeJS.ErrnoException).code !== "EEXIST")
+          throw error;
+        await rm(destination, { force: true });
+        await writeFile(destination, content, { flag: "wx", mode: file.mode });
+      },
+    );
     await chmod(destination, file.mode);
-  }
+  });
   return null;
 }
 

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import {
   LabError,
+  runPool,
   SCHEMA_VERSION,
   type Oracle,
   type Reporter,
@@ -22,7 +23,6 @@ import {
 } from "../store/index.js";
 import { loadOracle, loadSuite, loadTask } from "../suite/index.js";
 import type { RunConfig } from "./config.js";
-import { runPool } from "./pool.js";
 import { runTrial, type TrialJob } from "./trial.js";
 
 /** What `runSuite` returns. */
@@ -212,21 +212,26 @@ export async function runSuite(
   };
   signal.addEventListener("abort", onAbort, { once: true });
   try {
-    await runPool(jobs, config.concurrency, inner.signal, async (job) => {
-      reporter.emit({ type: "trial:start", taskId: job.task.info.id, trial: job.trial });
-      try {
-        const result = await runTrial(job, config, toolVersion, reporter, inner.signal);
-        if (result !== null) {
-          // The index is a cache that reports rebuild from result.json: never fail a run over it.
-          await appendTrialIndex(run, result).catch(() => undefined);
-          reporter.emit({ type: "trial:end", result, done: ++done, pending: jobs.length });
+    await runPool(
+      jobs,
+      config.concurrency,
+      async (job) => {
+        reporter.emit({ type: "trial:start", taskId: job.task.info.id, trial: job.trial });
+        try {
+          const result = await runTrial(job, config, toolVersion, reporter, inner.signal);
+          if (result !== null) {
+            // The index is a cache that reports rebuild from result.json: never fail a run over it.
+            await appendTrialIndex(run, result).catch(() => undefined);
+            reporter.emit({ type: "trial:end", result, done: ++done, pending: jobs.length });
+          }
+        } catch (error) {
+          // A bug or a store failure: stop taking trials, let the running ones end, and rethrow.
+          state.failure ??= error instanceof Error ? error : new Error(String(error));
+          inner.abort();
         }
-      } catch (error) {
-        // A bug or a store failure: stop taking trials, let the running ones end, and rethrow.
-        state.failure ??= error instanceof Error ? error : new Error(String(error));
-        inner.abort();
-      }
-    });
+      },
+      inner.signal,
+    );
   } finally {
     signal.removeEventListener("abort", onAbort);
   }
