@@ -241,7 +241,7 @@ describe("the CLI on bad input", () => {
   });
 
   it.runIf(existsSync("/dev/shm"))(
-    "runs and grades with the scratch folder in /dev/shm, and leaves nothing there",
+    "runs, proves and grades with the scratch folder in /dev/shm, and leaves nothing there",
     async () => {
       const scratch = mkdtempSync(path.join("/dev/shm", "lab-cli-test-"));
       try {
@@ -261,6 +261,23 @@ describe("the CLI on bad input", () => {
         expect(result.stderr).toContain("1/1 resolved");
         expect(result.code).toBe(0);
         expect(readdirSync(scratch)).toEqual([]);
+        // A suite's proofs and `lab grade` make their checkouts there too.
+        const proofs = path.join(scratch, "proofs");
+        const gen = await runLab(
+          ["gen", "--suite", "fixture", "--evals-dir", path.join(root, "evals")],
+          { cwd: root, env: { LAB_SCRATCH_DIR: proofs } },
+        );
+        expect(gen.stderr).toContain("alpha: proven");
+        expect(readdirSync(proofs)).toEqual([]);
+        const task = path.join(root, "evals", "fixture", "tasks", "alpha");
+        const patch = path.join(root, "evals", "fixture", "oracle", "alpha", "gold.patch");
+        const grades = path.join(scratch, "grades");
+        const grade = await runLab(["grade", "--task-dir", task, "--patch", patch], {
+          cwd: root,
+          env: { LAB_SCRATCH_DIR: grades },
+        });
+        expect(grade.stdout).toContain("alpha: resolved");
+        expect(readdirSync(grades)).toEqual([]);
       } finally {
         rmSync(scratch, { recursive: true, force: true });
       }
