@@ -162,7 +162,7 @@ export function defineSandboxContract(makeProvider: () => SandboxProvider): void
     });
 
     it.runIf(existsSync("/dev/shm"))(
-      "round-trips files in a work tree in /dev/shm (a scratch folder in memory), and shows nothing else of it",
+      "round-trips files in a work tree in /dev/shm (a scratch folder in memory), and hides the rest of /dev/shm if it isolates",
       async () => {
         const trial = mkdtempSync(path.join("/dev/shm", "lab-contract-"));
         const other = mkdtempSync(path.join("/dev/shm", "lab-contract-other-"));
