@@ -5,8 +5,9 @@
  *   npx tsx bench/run-overhead.ts RUN_DIR [--wall-ms MS]
  *
  * Made for `lab run gold` over a warm tier: the goals are a whole run within 1.2 times the sum of
- * its test processes, and a grade's time beyond its test process under 1 s. With --wall-ms (the run's own wall time, e.g. from `time`), the ratio of
- * that to the sum of test times is printed too, which counts what happens between trials.
+ * its test processes, and a grade's time beyond its test process under 1 s. With --wall-ms (the
+ * run's own wall time, e.g. from `time`), the ratio of that to the sum of test times is printed
+ * too, which counts what happens between trials.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
