@@ -57,12 +57,13 @@ for (const task of readdirSync(trialsDir).sort()) {
 }
 
 const seconds = (ms: number): string => (ms / 1000).toFixed(1);
+const twoPlaces = (ms: number): string => (ms / 1000).toFixed(2);
 process.stdout.write(
-  "| task | trial s | tests s | overhead s | resolved |\n|---|---|---|---|---|\n",
+  "| task | trial s | tests s | overhead s | grade's checkout s | install s | resolved |\n|---|---|---|---|---|---|---|\n",
 );
 for (const row of rows) {
   process.stdout.write(
-    `| ${row.task} | ${seconds(row.trialMs)} | ${seconds(row.testsMs)} | ${seconds(row.trialMs - row.testsMs)} | ${String(row.resolved)} |\n`,
+    `| ${row.task} | ${seconds(row.trialMs)} | ${seconds(row.testsMs)} | ${seconds(row.trialMs - row.testsMs)} | ${twoPlaces(row.phases.checkout ?? 0)} | ${twoPlaces(row.phases.install ?? 0)} (${row.install ?? "?"}) | ${String(row.resolved)} |\n`,
   );
 }
 const gradeOverheads = rows.map((row) => row.gradeMs - row.testsMs);
@@ -76,14 +77,18 @@ process.stdout.write(
     `ratio (trials / tests): ${(trialSum / testsSum).toFixed(3)}`,
     `installs: ${(["reused", "fresh"] as const).map((how) => `${String(rows.filter((row) => row.install === how).length)} ${how}`).join(", ")}`,
     `median overhead per trial: ${seconds(median(rows.map((row) => row.trialMs - row.testsMs)) ?? 0)} s`,
-    `grade overhead beyond its test process: median ${((median(gradeOverheads) ?? 0) / 1000).toFixed(2)} s, max ${seconds(Math.max(...gradeOverheads))} s`,
-    "median per grade phase (s): " +
+    `grade overhead beyond its test process: median ${twoPlaces(median(gradeOverheads) ?? 0)} s, max ${seconds(Math.max(...gradeOverheads))} s`,
+    "grade phases, median / max (s): " +
       [...new Set(rows.flatMap((row) => Object.keys(row.phases)))]
         .map((phase) => {
           const times = rows.flatMap((row) => row.phases[phase] ?? []);
-          return `${phase} ${seconds(median(times) ?? 0)}`;
+          return `${phase} ${twoPlaces(median(times) ?? 0)} / ${twoPlaces(Math.max(...times))}`;
         })
         .join(", "),
+    ...(["reused", "fresh"] as const).map((how) => {
+      const times = rows.filter((row) => row.install === how).map((row) => row.phases.install ?? 0);
+      return `install phase of ${how} installs, median / max (s): ${twoPlaces(median(times) ?? 0)} / ${twoPlaces(Math.max(0, ...times))}`;
+    }),
     ...(values["wall-ms"] === undefined
       ? []
       : [`ratio (run wall time / tests): ${(Number(values["wall-ms"]) / testsSum).toFixed(3)}`]),
