@@ -106,7 +106,7 @@ for (const tier of tiers) {
         env: process.env,
         file,
         settings,
-        tool,
+        source: { kind: "tool", tool },
         toolTimeoutMs: configured[name]?.timeoutMs,
         labVersion: "eval-docs",
         signal: controller.signal,

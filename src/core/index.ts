@@ -7,3 +7,5 @@ export * from "./sandbox.js";
 export * from "./events.js";
 export * from "./patch-files.js";
 export * from "./pool.js";
+export * from "./timing.js";
+export * from "./change-source.js";

@@ -1,4 +1,4 @@
-import type { SandboxLimits, SandboxProvider, Tool } from "../core/index.js";
+import type { ChangeSource, SandboxLimits, SandboxProvider } from "../core/index.js";
 import type { EnvironmentOptions } from "../environment/index.js";
 
 /** Per-phase limits of a trial. */
@@ -30,9 +30,12 @@ export interface RunConfig {
   readonly cwd: string;
   readonly suite: string;
   readonly evalsDir?: string | undefined;
-  readonly tool: Tool;
-  /** Only these tasks, when given. */
+  /** Where the changes come from: a tool run in a work tree, or changes stated up front. */
+  readonly source: ChangeSource;
+  /** Only these tasks, when given (narrowed further by the source and `validOnly`). */
   readonly taskIds?: readonly string[] | undefined;
+  /** Only the tasks reviewed as valid (`lab review`). */
+  readonly validOnly: boolean;
   readonly trials: number;
   readonly concurrency: number;
   readonly runId: string;

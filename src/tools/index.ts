@@ -2,4 +2,3 @@ export * from "./command.js";
 export * from "./gold.js";
 export * from "./noop.js";
 export * from "./registry.js";
-export * from "./predictions.js";

@@ -94,7 +94,7 @@ export function makeLab(): Lab {
             : { defaults: { maxProcesses: options.maxProcesses } },
         ),
         settings,
-        tool,
+        source: { kind: "tool", tool },
         labVersion: "test",
         signal: new AbortController().signal,
       });
