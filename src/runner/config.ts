@@ -1,5 +1,6 @@
-import type { ChangeSource, SandboxLimits, SandboxProvider } from "../core/index.js";
+import type { ChangeSource, Oracle, SandboxLimits, SandboxProvider, Task } from "../core/index.js";
 import type { EnvironmentOptions } from "../environment/index.js";
+import type { TrialPaths } from "../store/index.js";
 
 /** Per-phase limits of a trial. */
 export interface TrialLimits {
@@ -52,4 +53,17 @@ export interface RunConfig {
   readonly keepScratch: boolean;
   /** What goes into run.json's config, for the record. */
   readonly recorded: Readonly<Record<string, unknown>>;
+}
+
+/** One trial to do. */
+export interface TrialJob {
+  readonly task: Task;
+  readonly oracle: Oracle;
+  readonly trial: number;
+  readonly paths: TrialPaths;
+  /**
+   * Folders the trial's sandboxes never show (the same for every trial of a run): every suite,
+   * the runs, lab's cache and the scratch root, where other trials' work trees are.
+   */
+  readonly hiddenPaths: readonly string[];
 }

@@ -31,9 +31,9 @@ import {
   loadSuite,
   loadTask,
 } from "../suite/index.js";
-import type { RunConfig } from "./config.js";
+import type { RunConfig, TrialJob } from "./config.js";
 import { selectTasks } from "./select.js";
-import { runTrial, type TrialJob } from "./trial.js";
+import { runTrial } from "./trial.js";
 
 /** What `runSuite` returns. */
 export interface RunResult {

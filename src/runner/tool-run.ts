@@ -12,8 +12,7 @@ import {
 } from "../core/index.js";
 import { createEnvMarker, killProcessesByEnvMarker } from "../process/index.js";
 import { checkoutTask } from "../suite/index.js";
-import type { RunConfig } from "./config.js";
-import type { TrialJob } from "./trial.js";
+import type { RunConfig, TrialJob } from "./config.js";
 
 /** What a trial's tool left: its work tree to grade, and how it ended. */
 export interface ToolRun {

@@ -6,31 +6,16 @@ import {
   isLabError,
   SCHEMA_VERSION,
   sourceName,
-  type Oracle,
   type Outcome,
   type Reporter,
-  type Task,
   type Telemetry,
   type ToolExit,
   type TrialResult,
 } from "../core/index.js";
 import { gradeChange, type Change, type Grade } from "../grader/index.js";
-import { writeFileAtomic, writeJsonAtomic, type TrialPaths } from "../store/index.js";
-import type { RunConfig } from "./config.js";
+import { writeFileAtomic, writeJsonAtomic } from "../store/index.js";
+import type { RunConfig, TrialJob } from "./config.js";
 import { runToolInWorkTree } from "./tool-run.js";
-
-/** One trial to do. */
-export interface TrialJob {
-  readonly task: Task;
-  readonly oracle: Oracle;
-  readonly trial: number;
-  readonly paths: TrialPaths;
-  /**
-   * Folders the trial's sandboxes never show (the same for every trial of a run): every suite,
-   * the runs, lab's cache and the scratch root, where other trials' work trees are.
-   */
-  readonly hiddenPaths: readonly string[];
-}
 
 /** The change a trial grades, and what made it. */
 interface ObtainedChange {

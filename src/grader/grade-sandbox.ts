@@ -69,7 +69,7 @@ export async function confineGrade(options: {
   const gitDir = await moveGitDir(options.repo, options.scratchDir);
   const marker = createEnvMarker("LAB_GRADE_TOKEN");
   const { gradeEnv } = options;
-  const places: GradePlaces = {
+  const places: ConfinedPlaces = {
     scratchDir: options.scratchDir,
     repo: options.repo,
     gitDir,
@@ -116,7 +116,7 @@ export async function confineGrade(options: {
 }
 
 /** The places of one grade that its graded commands use. */
-export interface GradePlaces {
+export interface ConfinedPlaces {
   /** The grade's scratch folder: its `home/` and `tmp/` become the commands' HOME and /tmp. */
   readonly scratchDir: string;
   /** The checkout: read-write. */
@@ -173,7 +173,7 @@ export function gradeHiddenPaths(
  */
 export async function openGradeSandbox(
   choice: GradeSandbox,
-  places: GradePlaces,
+  places: ConfinedPlaces,
   hidden: readonly string[],
 ): Promise<Sandbox> {
   const { prepared } = places;
