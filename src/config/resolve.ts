@@ -8,7 +8,7 @@ import {
   UsageError,
   type ChangeSource,
 } from "../core/index.js";
-import type { EnvironmentOptions } from "../environment/index.js";
+import { UV_PASSED_VARIABLES, type EnvironmentOptions } from "../environment/index.js";
 import type { RunConfig, SandboxSettings, TrialLimits } from "../runner/index.js";
 import { DEFAULT_SANDBOX, resolveSandboxProvider } from "../sandbox/index.js";
 import { checkRunId } from "../store/index.js";
@@ -32,6 +32,18 @@ export interface LabSettings {
   readonly home: string;
   /** Where `lab tools install` puts agent CLIs (LAB_TOOLS_DIR). */
   readonly toolsDir: string;
+  /** The user's settings of uv: its index, cache, certificates and proxies. */
+  readonly uvPassEnv: Readonly<Record<string, string>>;
+}
+
+/** The variables of `UV_PASSED_VARIABLES` that are set in `env`. */
+export function uvPassEnvFrom(env: Env): Record<string, string> {
+  const picked: Record<string, string> = {};
+  for (const name of UV_PASSED_VARIABLES) {
+    const value = env[name];
+    if (value !== undefined) picked[name] = value;
+  }
+  return picked;
 }
 
 /** Resolves lab's folders: flags > LAB_* variables > defaults. */
@@ -71,6 +83,7 @@ export function resolveSettings(
     uv: env.LAB_UV,
     home,
     toolsDir: path.resolve(cwd, defaultToolsDir({ ...env, HOME: home })),
+    uvPassEnv: uvPassEnvFrom(env),
   };
 }
 
@@ -79,6 +92,8 @@ export function environmentOptions(settings: LabSettings, signal: AbortSignal): 
   return {
     cacheDir: settings.cacheDir,
     pathEnv: settings.pathEnv,
+    home: settings.home,
+    uvPassEnv: settings.uvPassEnv,
     pyenvRoot: settings.pyenvRoot,
     uv: settings.uv,
     timeoutMs: 20 * 60_000,
@@ -143,6 +158,7 @@ export function commandToolSpec(
     version: entry.version,
     versionCommand: entry.versionCommand,
     paths: entry.paths?.map((dir) => path.resolve(dir)),
+    host: { PATH: env.PATH ?? "/usr/local/bin:/usr/bin:/bin", HOME: env.HOME ?? os.homedir() },
   };
 }
 

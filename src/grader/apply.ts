@@ -14,8 +14,10 @@ export async function captureDiff(
   cleanRepo: string,
   baseCommit: string,
   scratchDir: string,
+  pathEnv?: string,
 ): Promise<string> {
   const env = {
+    ...(pathEnv === undefined ? {} : { PATH: pathEnv }),
     GIT_DIR: path.join(cleanRepo, ".git"),
     GIT_WORK_TREE: workTree,
     GIT_INDEX_FILE: path.join(scratchDir, "capture.index"),
@@ -42,7 +44,13 @@ export async function readChange(plan: GradingPlan): Promise<string> {
   const { change, places } = plan;
   return "patch" in change
     ? change.patch
-    : captureDiff(change.workTree, places.repo, plan.task.info.baseCommit, places.scratchDir);
+    : captureDiff(
+        change.workTree,
+        places.repo,
+        plan.task.info.baseCommit,
+        places.scratchDir,
+        plan.machine.pathEnv,
+      );
 }
 
 /**
@@ -56,25 +64,26 @@ export async function applyChange(
 ): Promise<string | null> {
   const { repo, scratchDir, logFile } = plan.places;
   const patchFile = path.join(scratchDir, "change.diff");
+  const env = { PATH: plan.machine.pathEnv };
   await writeFile(patchFile, patch.endsWith("\n") ? patch : `${patch}\n`);
   for (const method of plan.apply) {
     const argv = [...method, patchFile];
     const [program, ...args] = argv;
     const result =
       program === "git"
-        ? await tryGit(args, { cwd: repo, logFile, signal })
+        ? await tryGit(args, { cwd: repo, env, logFile, signal })
         : await runCommand(argv, {
             cwd: repo,
-            env: { PATH: plan.machine.pathEnv },
+            env,
             timeoutMs: 120_000,
             logFile,
             ...(signal === undefined ? {} : { signal }),
           });
     if (result.exitCode === 0) return method.join(" ");
     // Clean the tree between attempts so a half-applied patch never meets the next method.
-    await tryGit(["checkout", "--", "."], { cwd: repo });
-    await tryGit(["clean", "-fdq"], { cwd: repo });
+    await tryGit(["checkout", "--", "."], { cwd: repo, env });
+    await tryGit(["clean", "-fdq"], { cwd: repo, env });
   }
-  const reverse = await tryGit(["apply", "--check", "--reverse", patchFile], { cwd: repo });
+  const reverse = await tryGit(["apply", "--check", "--reverse", patchFile], { cwd: repo, env });
   return reverse.exitCode === 0 ? "already applied" : null;
 }

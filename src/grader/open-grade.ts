@@ -31,7 +31,7 @@ export async function openGrade(
   await mkdir(places.home, { recursive: true });
   await mkdir(places.tmp, { recursive: true });
   const gradeEnv = await createGradeEnvironment(prepared, places.scratchDir, {
-    pathEnv: plan.machine.pathEnv,
+    ...plan.machine,
     timeoutMs: plan.limits.installMs,
     signal,
   });
@@ -62,7 +62,7 @@ export async function openGrade(
     prepared,
     gradeEnv,
     confinement,
-    gitEnv: { GIT_DIR: confinement.gitDir, GIT_WORK_TREE: places.repo },
+    gitEnv: { PATH: plan.machine.pathEnv, GIT_DIR: confinement.gitDir, GIT_WORK_TREE: places.repo },
     runEnv: { ...commandEnv, ...confinement.env },
   };
 }
