@@ -90,5 +90,6 @@ describe("src's import graph", () => {
     expect(crossing("report", "runner")).toEqual([]);
     expect(crossing("runner", "agents")).toEqual([]);
     expect(crossing("runner", "tools")).toEqual([]);
+    expect(crossing("agents", "tools")).toEqual([]);
   });
 });
