@@ -9,9 +9,9 @@
  * them; run it after a gen from an empty cache to time a cold gen's proofs.
  */
 import { readFileSync } from "node:fs";
-import path from "node:path";
 import { z } from "zod";
 import { median } from "../src/report/index.js";
+import { suiteLayout } from "../src/suite/index.js";
 
 const suiteDir = process.argv[2];
 if (suiteDir === undefined) {
@@ -29,9 +29,7 @@ const proofSchema = z.object({
     }),
   ),
 });
-const proof = proofSchema.parse(
-  JSON.parse(readFileSync(path.join(suiteDir, "proof.json"), "utf8")),
-);
+const proof = proofSchema.parse(JSON.parse(readFileSync(suiteLayout(suiteDir).proofFile, "utf8")));
 
 const seconds = (ms: number): string => (ms / 1000).toFixed(1);
 const sum = (values: readonly number[]): number =>

@@ -11,7 +11,7 @@ import {
 } from "../gen/index.js";
 import { writeJsonAtomic } from "../store/index.js";
 import { genRepo, rejectRepoOptions, repoGenOptions } from "./gen-repo.js";
-import { loadOracle, loadSuite, loadTask } from "../suite/index.js";
+import { loadOracle, loadSuite, loadTask, suiteLayout } from "../suite/index.js";
 import { createReporter } from "../ui/index.js";
 import {
   defineCommand,
@@ -132,6 +132,7 @@ async function genSwebench(args: ParsedArgs, io: CliIO): Promise<number> {
   const settings = settingsFrom(args, io);
   const evalsRoot = settings.evalsDir ?? path.join(io.cwd, "evals");
   const suiteDir = path.join(evalsRoot, "swebench");
+  const layout = suiteLayout(suiteDir);
   const nameArg = stringOption(args, "dataset-name") ?? "lite";
   if (!(nameArg in DATASET_NAMES))
     throw new UsageError(`--dataset-name expects lite, verified or full; got "${nameArg}".`);
@@ -160,7 +161,7 @@ async function genSwebench(args: ParsedArgs, io: CliIO): Promise<number> {
         limit: limitArg === undefined ? undefined : parsePositiveInt(limitArg, "--limit"),
       },
       repos: {
-        cacheDir: path.join(suiteDir, ".cache"),
+        cacheDir: layout.cacheDir,
         mirrorsDir: mirrors === undefined ? undefined : path.resolve(io.cwd, mirrors),
         signal: io.signal,
       },
@@ -176,20 +177,20 @@ async function genSwebench(args: ParsedArgs, io: CliIO): Promise<number> {
     reporter,
   );
   if (io.signal.aborted) return 130;
-  await writeJsonAtomic(path.join(suiteDir, "suite.json"), {
+  await writeJsonAtomic(layout.suiteFile, {
     name: "swebench",
     version: "1",
     description:
       "SWE-bench Lite instances whose suites run under plain pytest, each proven by its own gold patch.",
   });
-  await writeJsonAtomic(path.join(suiteDir, "dropped.json"), {
+  await writeJsonAtomic(layout.droppedFile, {
     generatedAt: new Date().toISOString(),
     kept: result.kept,
     dropped: result.dropped,
     unknown: result.unknown,
   });
   await writeGenSection(
-    path.join(suiteDir, "README.md"),
+    layout.readmeFile,
     renderGenSection(
       result.kept,
       result.dropped,
@@ -201,7 +202,7 @@ async function genSwebench(args: ParsedArgs, io: CliIO): Promise<number> {
     (drop) => drop.category !== "out_of_scope" && drop.category !== "invalid_row",
   );
   io.stdout.write(
-    `swebench: ${String(result.kept.length)} kept, ${String(tried.length)} dropped (reasons in ${path.join(suiteDir, "dropped.json")})\n`,
+    `swebench: ${String(result.kept.length)} kept, ${String(tried.length)} dropped (reasons in ${layout.droppedFile})\n`,
   );
   if (result.unknown.length > 0) {
     throw new LabError("TASK_NOT_FOUND", `Not in the dataset: ${result.unknown.join(", ")}.`, {
@@ -234,7 +235,7 @@ async function proveSuite(name: string, args: ParsedArgs, io: CliIO): Promise<nu
       `[${String(index + 1)}/${String(loaded.length)}] ${task.info.id}: ${proof.valid ? "proven" : `NOT proven: ${String(proof.reason)}`}\n`,
     );
   }
-  const proofFile = path.join(suite.dir, "proof.json");
+  const { proofFile } = suiteLayout(suite.dir);
   await writeJsonAtomic(proofFile, {
     suite: suite.name,
     labVersion: LAB_VERSION,

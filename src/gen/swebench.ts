@@ -19,7 +19,7 @@ import {
   type SwebenchRow,
 } from "../datasets/index.js";
 import { writeJsonAtomic } from "../store/index.js";
-import { loadOracle, loadSuite, loadTask } from "../suite/index.js";
+import { loadOracle, loadSuite, loadTask, suiteLayout } from "../suite/index.js";
 import { classifyProofs, type DropCategory } from "./drop-reasons.js";
 import { judgeProof, proveTask, type ValidationProof } from "./prove.js";
 
@@ -129,7 +129,8 @@ export async function generateSwebench(
     message: `${dataset.source}: ${String(dataset.rows.length)} rows; generating ${String(chosen.length)} instance(s)${skipped.length > 0 ? `, ${String(skipped.length)} out of scope` : ""}`,
   });
 
-  const proofFile = path.join(options.suiteDir, "proof.json");
+  const layout = suiteLayout(options.suiteDir);
+  const proofFile = layout.proofFile;
   const stored: Record<string, StoredProof> = existsSync(proofFile)
     ? ((
         JSON.parse(await readFile(proofFile, "utf8")) as { instances?: Record<string, StoredProof> }
@@ -147,8 +148,8 @@ export async function generateSwebench(
     const id = row.instance_id;
     const drop = async (category: DropInstanceCategory, reason: string): Promise<void> => {
       dropped.push({ instance_id: id, repo: row.repo, category, reason });
-      await rm(path.join(options.suiteDir, "tasks", id), { recursive: true, force: true });
-      await rm(path.join(options.suiteDir, "oracle", id), { recursive: true, force: true });
+      await rm(layout.taskDir(id), { recursive: true, force: true });
+      await rm(layout.oracleDir(id), { recursive: true, force: true });
       reporter.emit({
         type: "log",
         level: "info",
@@ -269,7 +270,7 @@ export async function generateSwebench(
         runs.push(
           await proveTask(task, oracle, {
             environment: options.environment,
-            logDir: path.join(options.suiteDir, ".cache", "proof-logs", `run${String(run)}`),
+            logDir: layout.proofLogDir(run),
             labVersion: options.labVersion,
             testTimeoutMs: options.testTimeoutMs,
             signal: options.signal,
@@ -325,7 +326,7 @@ type DropInstanceCategory = DroppedInstance["category"];
 async function readGoldLogs(suiteDir: string, id: string, runs: number): Promise<string[]> {
   const logs: string[] = [];
   for (let run = 1; run <= runs; run++) {
-    const file = path.join(suiteDir, ".cache", "proof-logs", `run${String(run)}`, `${id}.gold.log`);
+    const file = path.join(suiteLayout(suiteDir).proofLogDir(run), `${id}.gold.log`);
     logs.push(existsSync(file) ? await readFile(file, "utf8") : "");
   }
   return logs;

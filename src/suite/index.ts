@@ -1,3 +1,4 @@
+export * from "./layout.js";
 export * from "./load.js";
 export * from "./paths.js";
 export * from "./prompt.js";

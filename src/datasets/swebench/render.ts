@@ -2,7 +2,7 @@ import { chmod, mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { EnvironmentSpec, TaskInfo } from "../../core/index.js";
 import { measureDifficulty } from "../difficulty.js";
-import { renderPrompt } from "../../suite/index.js";
+import { renderPrompt, suiteLayout } from "../../suite/index.js";
 import type { SwebenchRow } from "./row.js";
 
 /** The check.sh every task shares: grading is lab's, on the host. */
@@ -53,8 +53,9 @@ export async function renderTask(
   task: RenderedTask,
   options: { hints: boolean },
 ): Promise<void> {
-  const taskDir = path.join(suiteDir, "tasks", row.instance_id);
-  const oracleDir = path.join(suiteDir, "oracle", row.instance_id);
+  const layout = suiteLayout(suiteDir);
+  const taskDir = layout.taskDir(row.instance_id);
+  const oracleDir = layout.oracleDir(row.instance_id);
   await rm(taskDir, { recursive: true, force: true });
   await rm(oracleDir, { recursive: true, force: true });
   await mkdir(taskDir, { recursive: true });

@@ -5,6 +5,7 @@ import path from "node:path";
 import { errorMessage, type EnvironmentSpec, type Reporter } from "../../core/index.js";
 import type { EnvironmentOptions } from "../../environment/index.js";
 import { writeJsonAtomic } from "../../store/index.js";
+import { suiteLayout } from "../../suite/index.js";
 import { addTaskBase, removeTaskBase } from "./base-repo.js";
 import { inferEnvironment } from "./infer-env.js";
 import { isSourcePath, type Candidate } from "./mining.js";
@@ -125,7 +126,7 @@ export async function validateCandidates(
   plan: ValidationPlan,
   reporter: Reporter,
 ): Promise<{ kept: KeptTask[]; dropped: RepoDrop[]; timings: CandidateTiming[] }> {
-  const proofFile = path.join(plan.suiteDir, "proof.json");
+  const { proofFile } = suiteLayout(plan.suiteDir);
   const stored: Record<string, StoredProof> = existsSync(proofFile)
     ? ((JSON.parse(await readFile(proofFile, "utf8")) as { tasks?: Record<string, StoredProof> })
         .tasks ?? {})
@@ -265,7 +266,7 @@ export async function validateCandidates(
       const { verdict, runs } = await validateCandidate(task, draftOracle(draft), {
         runs: plan.proofRuns,
         environment: plan.environment,
-        logDir: path.join(plan.cacheDir, "proof-logs"),
+        logDir: suiteLayout(plan.suiteDir).proofLogDir(),
         testTimeoutMs: plan.testTimeoutMs,
         signal: plan.signal,
       });

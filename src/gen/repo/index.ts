@@ -4,6 +4,7 @@ import path from "node:path";
 import { errorMessage, type Reporter } from "../../core/index.js";
 import type { EnvironmentOptions } from "../../environment/index.js";
 import { writeFileAtomic, writeJsonAtomic } from "../../store/index.js";
+import { suiteLayout } from "../../suite/index.js";
 import { GEN_MARKERS, writeGenSection } from "../tier-readme.js";
 import { removeTaskBase, resolveSource } from "./base-repo.js";
 import {
@@ -97,7 +98,7 @@ export async function generateRepoSuite(
   options: RepoGenOptions,
   reporter: Reporter,
 ): Promise<RepoGenResult> {
-  const cacheDir = path.join(options.suiteDir, ".cache");
+  const { cacheDir } = suiteLayout(options.suiteDir);
   const info = (message: string): void => {
     reporter.emit({ type: "log", level: "info", message });
   };
@@ -253,7 +254,7 @@ async function removeStaleTasks(
   kept: readonly KeptTask[],
   prepared: readonly PreparedCandidate[],
 ): Promise<void> {
-  const tasksDir = path.join(suiteDir, "tasks");
+  const { tasksDir } = suiteLayout(suiteDir);
   if (!existsSync(tasksDir)) return;
   const keep = new Set(kept.map((task) => task.id));
   const walked = new Set(prepared.map((item) => item.candidate.id));
@@ -277,8 +278,9 @@ async function writeSuiteFiles(
   report: string,
 ): Promise<void> {
   const name = path.basename(options.suiteDir);
+  const layout = suiteLayout(options.suiteDir);
   const when = new Date().toISOString();
-  await writeJsonAtomic(path.join(options.suiteDir, "candidates.json"), {
+  await writeJsonAtomic(layout.candidatesFile, {
     generatedAt: when,
     repo,
     source,
@@ -298,14 +300,14 @@ async function writeSuiteFiles(
       ...item.profile,
     })),
   });
-  await writeFileAtomic(path.join(options.suiteDir, "sampling.md"), report);
+  await writeFileAtomic(layout.samplingFile, report);
   if (!options.validate) return;
-  await writeJsonAtomic(path.join(options.suiteDir, "suite.json"), {
+  await writeJsonAtomic(layout.suiteFile, {
     name,
     version: "1",
     description: `Tasks mined from the merged changes of ${repo} (${options.branch}), each proven by its own change.`,
   });
-  await writeJsonAtomic(path.join(options.suiteDir, "dropped.json"), {
+  await writeJsonAtomic(layout.droppedFile, {
     generatedAt: when,
     kept: kept.map((task) => ({
       id: task.id,
@@ -315,7 +317,7 @@ async function writeSuiteFiles(
     })),
     dropped,
   });
-  const readme = path.join(options.suiteDir, "README.md");
+  const readme = layout.readmeFile;
   if (!existsSync(readme) || !(await readFile(readme, "utf8")).includes(GEN_MARKERS.start))
     await writeFileAtomic(
       readme,
