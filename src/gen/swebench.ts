@@ -2,7 +2,14 @@ import { existsSync } from "node:fs";
 import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { createHash } from "node:crypto";
-import { errorMessage, isLabError, type Oracle, type Reporter, type Task } from "../core/index.js";
+import {
+  errorMessage,
+  isLabError,
+  runPool,
+  type Oracle,
+  type Reporter,
+  type Task,
+} from "../core/index.js";
 import type { EnvironmentOptions } from "../environment/index.js";
 import {
   ensureBaseRepo,
@@ -303,16 +310,7 @@ export async function generateSwebench(
     });
   };
 
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (!options.signal.aborted && next < chosen.length) {
-      const row = chosen[next++];
-      if (row !== undefined) await work(row);
-    }
-  };
-  await Promise.all(
-    Array.from({ length: Math.max(1, Math.min(options.concurrency, chosen.length)) }, worker),
-  );
+  await runPool(chosen, options.concurrency, work, options.signal);
   return {
     kept: kept.sort(),
     passWithoutFix,

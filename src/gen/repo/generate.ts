@@ -19,6 +19,7 @@ import {
 } from "./render.js";
 import type { RepoDrop } from "./report.js";
 import { profileTask, quotas, type Mix, type Profile } from "./sampling.js";
+import { runWithQuotas } from "./quota-pool.js";
 import type { IssueText } from "./text.js";
 import { validateCandidate, type ProofRun } from "./validate.js";
 
@@ -142,7 +143,6 @@ export async function validateCandidates(
       : plan.quota.mix === undefined
         ? { all: plan.quota.total }
         : quotas(plan.quota.mix, plan.quota.total);
-  const inFlight = new Map<string, number>();
   let done = 0;
   const log = (message: string): void => {
     reporter.emit({
@@ -314,51 +314,10 @@ export async function validateCandidates(
     return true;
   };
 
-  // Candidates wait while a class's quota could still be met by those in flight: a dropped one
-  // frees its place for the next candidate of its class.
-  const pending = [...prepared];
-  const keptCount = new Map<string, number>();
-  let running = 0;
-  let wake: (() => void)[] = [];
-  const isFull = (name: string): boolean => {
-    const limit = limits?.[name];
-    return limit !== undefined && (keptCount.get(name) ?? 0) >= limit;
-  };
-  const pick = (): PreparedCandidate | "wait" | null => {
-    for (const [index, item] of pending.entries()) {
-      const name = classOf(item);
-      const limit = limits?.[name];
-      if (limit === undefined || (keptCount.get(name) ?? 0) + (inFlight.get(name) ?? 0) < limit) {
-        pending.splice(index, 1);
-        return item;
-      }
-    }
-    return running > 0 && pending.some((item) => !isFull(classOf(item))) ? "wait" : null;
-  };
-  const worker = async (): Promise<void> => {
-    while (!plan.signal.aborted) {
-      const item = pick();
-      if (item === null) return;
-      if (item === "wait") {
-        await new Promise<void>((resolve) => wake.push(resolve));
-        continue;
-      }
-      const name = classOf(item);
-      inFlight.set(name, (inFlight.get(name) ?? 0) + 1);
-      running++;
-      try {
-        if (await work(item)) keptCount.set(name, (keptCount.get(name) ?? 0) + 1);
-      } finally {
-        inFlight.set(name, (inFlight.get(name) ?? 1) - 1);
-        running--;
-        const waiting = wake;
-        wake = [];
-        for (const resolve of waiting) resolve();
-      }
-    }
-  };
-  await Promise.all(
-    Array.from({ length: Math.max(1, Math.min(plan.concurrency, prepared.length)) }, worker),
+  const pending = await runWithQuotas(
+    prepared,
+    { limit: plan.concurrency, classOf, quotas: limits, signal: plan.signal },
+    work,
   );
   for (const item of pending) {
     const name = classOf(item);
