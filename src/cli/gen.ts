@@ -1,13 +1,13 @@
 import path from "node:path";
 import { environmentOptions, parseDuration, parsePositiveInt } from "../config/index.js";
-import { LabError, UsageError } from "../core/index.js";
+import { LabError, UsageError, type ValidationProof } from "../core/index.js";
 import { DATASET_NAMES, type DatasetName } from "../datasets/index.js";
 import {
   generateSwebench,
   proveTask,
   renderGenSection,
   writeGenSection,
-  type ValidationProof,
+  writeProofFile,
 } from "../gen/index.js";
 import { writeJsonAtomic } from "../store/index.js";
 import { genRepo, rejectRepoOptions, repoGenOptions } from "./gen-repo.js";
@@ -236,7 +236,7 @@ async function proveSuite(name: string, args: ParsedArgs, io: CliIO): Promise<nu
     );
   }
   const { proofFile } = suiteLayout(suite.dir);
-  await writeJsonAtomic(proofFile, {
+  await writeProofFile(suite.dir, {
     suite: suite.name,
     labVersion: LAB_VERSION,
     provenAt: new Date().toISOString(),

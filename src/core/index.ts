@@ -7,3 +7,4 @@ export * from "./sandbox.js";
 export * from "./events.js";
 export * from "./patch-files.js";
 export * from "./pool.js";
+export * from "./proof.js";

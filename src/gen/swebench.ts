@@ -6,9 +6,12 @@ import {
   errorMessage,
   isLabError,
   runPool,
+  type DropCategory,
   type Oracle,
   type Reporter,
+  type SwebenchProof,
   type Task,
+  type ValidationProof,
 } from "../core/index.js";
 import type { EnvironmentOptions } from "../environment/index.js";
 import {
@@ -25,10 +28,9 @@ import {
   type Selection,
   type SwebenchRow,
 } from "../datasets/index.js";
-import { writeJsonAtomic } from "../store/index.js";
-import { loadOracle, loadSuite, loadTask, suiteLayout } from "../suite/index.js";
-import { classifyProofs, type DropCategory } from "./drop-reasons.js";
-import { judgeProof, proveTask, type ValidationProof } from "./prove.js";
+import { loadOracle, loadSuite, loadTask, readProofFile, suiteLayout } from "../suite/index.js";
+import { classifyProofs } from "./drop-reasons.js";
+import { judgeProof, proveTask, writeProofFile } from "./prove.js";
 
 /** Options of `lab gen --suite swebench`. */
 export interface SwebenchGenOptions {
@@ -64,14 +66,6 @@ export interface SwebenchGenResult {
   readonly dropped: DroppedInstance[];
   /** Requested ids the dataset does not have. */
   readonly unknown: string[];
-}
-
-interface StoredProof {
-  readonly fingerprint: string;
-  readonly kept: boolean;
-  readonly reason: string | null;
-  readonly category: DropCategory | null;
-  readonly runs: readonly ValidationProof[];
 }
 
 /** What a proof depends on: a stored proof is reused only while this is unchanged. */
@@ -137,12 +131,9 @@ export async function generateSwebench(
   });
 
   const layout = suiteLayout(options.suiteDir);
-  const proofFile = layout.proofFile;
-  const stored: Record<string, StoredProof> = existsSync(proofFile)
-    ? ((
-        JSON.parse(await readFile(proofFile, "utf8")) as { instances?: Record<string, StoredProof> }
-      ).instances ?? {})
-    : {};
+  const stored: Record<string, SwebenchProof> = {
+    ...(await readProofFile(options.suiteDir))?.instances,
+  };
   const kept: string[] = [];
   const passWithoutFix: Record<string, string[]> = {};
   const keep = (id: string, runs: readonly ValidationProof[]): void => {
@@ -289,7 +280,7 @@ export async function generateSwebench(
       const category: DropCategory =
         isLabError(error) && error.code === "ENVIRONMENT_FAILED" ? "environment" : "infrastructure";
       stored[id] = { fingerprint, kept: false, reason: errorMessage(error), category, runs };
-      await writeJsonAtomic(proofFile, { instances: stored });
+      await writeProofFile(options.suiteDir, { instances: stored });
       return drop(category, errorMessage(error));
     }
     const verdict = classifyProofs(runs, await readGoldLogs(options.suiteDir, id, runs.length));
@@ -300,7 +291,7 @@ export async function generateSwebench(
       category: verdict?.category ?? null,
       runs,
     };
-    await writeJsonAtomic(proofFile, { instances: stored });
+    await writeProofFile(options.suiteDir, { instances: stored });
     if (verdict !== null) return drop(verdict.category, verdict.reason);
     keep(id, runs);
     reporter.emit({

@@ -147,13 +147,17 @@ export async function loadOracle(task: Pick<Task, "oracleDir" | "info">): Promis
 }
 
 /** Reads a JSON file through a schema; errors name the file and the field. */
-export async function readJson<S extends z.ZodType>(file: string, schema: S): Promise<z.output<S>> {
+export async function readJson<S extends z.ZodType>(
+  file: string,
+  schema: S,
+  hint = "Fix the file, or regenerate the suite with `lab gen`.",
+): Promise<z.output<S>> {
   let raw: unknown;
   try {
     raw = JSON.parse(await readFile(file, "utf8"));
   } catch (error) {
     throw new LabError("TASK_INVALID", `${file} is not valid JSON: ${(error as Error).message}.`, {
-      hint: "Fix the file, or regenerate the suite with `lab gen`.",
+      hint,
       cause: error,
     });
   }
@@ -162,9 +166,7 @@ export async function readJson<S extends z.ZodType>(file: string, schema: S): Pr
     throw new LabError(
       "TASK_INVALID",
       `${file} is malformed: ${describeSchemaError(parsed.error)}.`,
-      {
-        hint: "Fix the file, or regenerate the suite with `lab gen`.",
-      },
+      { hint },
     );
   }
   return parsed.data;

@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { Grade } from "../../src/core/index.js";
-import {
-  classifyProofs,
-  judgeProof,
-  renderGenSection,
-  type ValidationProof,
-} from "../../src/gen/index.js";
+import type { Grade, ValidationProof } from "../../src/core/index.js";
+import { classifyProofs, judgeProof, renderGenSection } from "../../src/gen/index.js";
 
 function grade(fields: Partial<Grade>): Grade {
   return {

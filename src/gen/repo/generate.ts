@@ -1,11 +1,15 @@
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { errorMessage, type EnvironmentSpec, type Reporter } from "../../core/index.js";
+import {
+  errorMessage,
+  type EnvironmentSpec,
+  type Reporter,
+  type RepoTaskProof,
+} from "../../core/index.js";
 import type { EnvironmentOptions } from "../../environment/index.js";
 import { writeJsonAtomic } from "../../store/index.js";
-import { suiteLayout } from "../../suite/index.js";
+import { readProofFile, suiteLayout } from "../../suite/index.js";
+import { writeProofFile } from "../prove.js";
 import { addTaskBase, removeTaskBase } from "./base-repo.js";
 import { inferEnvironment } from "./infer-env.js";
 import { isSourcePath, type Candidate } from "./mining.js";
@@ -21,7 +25,7 @@ import type { RepoDrop } from "./report.js";
 import { profileTask, quotas, type Mix, type Profile } from "./sampling.js";
 import { runWithQuotas } from "./quota-pool.js";
 import type { IssueText } from "./text.js";
-import { validateCandidate, type ProofRun } from "./validate.js";
+import { validateCandidate } from "./validate.js";
 
 /** A candidate ready to validate: its text and profile. */
 export interface PreparedCandidate {
@@ -72,19 +76,6 @@ export interface CandidateTiming {
   readonly reused: boolean;
 }
 
-interface StoredProof {
-  readonly fingerprint: string;
-  readonly kept: boolean;
-  readonly category: string | null;
-  readonly reason: string | null;
-  readonly failToPass: readonly string[];
-  readonly passToPass: readonly string[];
-  readonly failing: readonly string[];
-  readonly environment: EnvironmentSpec | null;
-  readonly notes: readonly string[];
-  readonly runs: readonly Omit<ProofRun, "gold" | "before">[];
-}
-
 /** Bumped when validation judges differently, so proofs made the old way are not reused. */
 const VALIDATION_LAYOUT = 2;
 
@@ -127,11 +118,7 @@ export async function validateCandidates(
   plan: ValidationPlan,
   reporter: Reporter,
 ): Promise<{ kept: KeptTask[]; dropped: RepoDrop[]; timings: CandidateTiming[] }> {
-  const { proofFile } = suiteLayout(plan.suiteDir);
-  const stored: Record<string, StoredProof> = existsSync(proofFile)
-    ? ((JSON.parse(await readFile(proofFile, "utf8")) as { tasks?: Record<string, StoredProof> })
-        .tasks ?? {})
-    : {};
+  const stored: Record<string, RepoTaskProof> = { ...(await readProofFile(plan.suiteDir))?.tasks };
   const kept: KeptTask[] = [];
   const dropped: RepoDrop[] = [];
   const timings: CandidateTiming[] = [];
@@ -215,7 +202,7 @@ export async function validateCandidates(
           notes: [],
           runs: [],
         };
-        await writeJsonAtomic(proofFile, { tasks: stored });
+        await writeProofFile(plan.suiteDir, { tasks: stored });
         timings.push(timing);
         return drop(inferred.category, inferred.reason);
       }
@@ -258,7 +245,7 @@ export async function validateCandidates(
       environmentNotes: notes,
     });
     timing.renderMs = Math.round(performance.now() - renderStart);
-    let proof: StoredProof;
+    let proof: RepoTaskProof;
     if (reuse && earlier.kept) {
       proof = earlier;
     } else {
@@ -291,7 +278,7 @@ export async function validateCandidates(
         })),
       };
       stored[id] = proof;
-      await writeJsonAtomic(proofFile, { tasks: stored });
+      await writeProofFile(plan.suiteDir, { tasks: stored });
     }
     timings.push(timing);
     if (!proof.kept) return drop(proof.category ?? "unknown", proof.reason ?? "");
