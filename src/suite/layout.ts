@@ -65,6 +65,15 @@ export function suiteLayout(dir: string): SuiteLayout {
   };
 }
 
+/**
+ * The suite's cache folder as a task's setup.sh reaches it from its own folder (`../../.cache`):
+ * setup.sh clones its base repository from there.
+ */
+export const CACHE_FROM_TASK_DIR = path.relative(
+  suiteLayout(path.sep).taskDir("id"),
+  suiteLayout(path.sep).cacheDir,
+);
+
 /** The suite folder a loaded task belongs to, from its oracle folder `<suite>/oracle/<id>`. */
 export function suiteDirOf(task: Pick<Task, "oracleDir">): string {
   return path.dirname(path.dirname(task.oracleDir));

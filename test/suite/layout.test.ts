@@ -1,6 +1,11 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { locateTaskDir, suiteDirOf, suiteLayout } from "../../src/suite/index.js";
+import {
+  CACHE_FROM_TASK_DIR,
+  locateTaskDir,
+  suiteDirOf,
+  suiteLayout,
+} from "../../src/suite/index.js";
 
 describe("suiteLayout", () => {
   it("names the files and folders of a suite folder as evals/README.md describes them", () => {
@@ -16,6 +21,8 @@ describe("suiteLayout", () => {
     expect(layout.cacheDir).toBe("/evals/widget/.cache");
     expect(layout.proofLogDir()).toBe("/evals/widget/.cache/proof-logs");
     expect(layout.proofLogDir(2)).toBe("/evals/widget/.cache/proof-logs/run2");
+    expect(path.resolve(layout.taskDir("w-1"), CACHE_FROM_TASK_DIR)).toBe(layout.cacheDir);
+    expect(CACHE_FROM_TASK_DIR).toBe("../../.cache");
   });
 
   it("finds the suite folder of a loaded task and of a task folder", () => {

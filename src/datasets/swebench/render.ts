@@ -2,7 +2,7 @@ import { chmod, mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { EnvironmentSpec, TaskInfo } from "../../core/index.js";
 import { measureDifficulty } from "../difficulty.js";
-import { renderPrompt, suiteLayout } from "../../suite/index.js";
+import { CACHE_FROM_TASK_DIR, renderPrompt, suiteLayout } from "../../suite/index.js";
 import type { SwebenchRow } from "./row.js";
 
 /** The check.sh every task shares: grading is lab's, on the host. */
@@ -20,7 +20,7 @@ export function renderSetupScript(row: SwebenchRow): string {
 # with its history up to that commit and nothing later.
 set -euo pipefail
 here="$(cd "$(dirname "\${BASH_SOURCE[0]}")" && pwd)"
-base_repo="$here/../../.cache/bases/${row.instance_id}.git"
+base_repo="$here/${CACHE_FROM_TASK_DIR}/bases/${row.instance_id}.git"
 if [ ! -d "$base_repo" ]; then
   echo "setup.sh: $base_repo is missing; run: lab gen --suite swebench --instances ${row.instance_id}" >&2
   exit 2

@@ -144,7 +144,6 @@ export async function generateRepoSuite(
       prepared,
       {
         suiteDir: options.suiteDir,
-        cacheDir,
         source,
         repo,
         python: options.python,

@@ -36,8 +36,8 @@ export interface PreparedCandidate {
 
 /** Where and how to validate. */
 export interface ValidationPlan {
+  /** evals/NAME; its cache holds the base repository and the proof logs. */
   readonly suiteDir: string;
-  readonly cacheDir: string;
   /** The repository mined (for the base repository and the environment). */
   readonly source: string;
   /** "owner/name" or the folder name. */
@@ -118,6 +118,7 @@ export async function validateCandidates(
   plan: ValidationPlan,
   reporter: Reporter,
 ): Promise<{ kept: KeptTask[]; dropped: RepoDrop[]; timings: CandidateTiming[] }> {
+  const { cacheDir } = suiteLayout(plan.suiteDir);
   const stored: Record<string, RepoTaskProof> = { ...(await readProofFile(plan.suiteDir))?.tasks };
   const kept: KeptTask[] = [];
   const dropped: RepoDrop[] = [];
@@ -145,7 +146,7 @@ export async function validateCandidates(
     const drop = async (category: string, reason: string): Promise<false> => {
       dropped.push({ id, commit: candidate.commit, subject: candidate.subject, category, reason });
       await removeRepoTask(plan.suiteDir, id);
-      await removeTaskBase(plan.cacheDir, id);
+      await removeTaskBase(cacheDir, id);
       log(`${id}: dropped: ${reason}`);
       return false;
     };
@@ -181,7 +182,7 @@ export async function validateCandidates(
         date: candidate.baseDate,
         python: plan.python,
         environment: plan.environment,
-        cacheDir: plan.cacheDir,
+        cacheDir,
         signal: plan.signal,
       }).catch((error: unknown) => ({
         ok: false as const,
@@ -210,7 +211,7 @@ export async function validateCandidates(
       notes = inferred.notes;
     }
     const renderStart = performance.now();
-    await addTaskBase(plan.source, plan.cacheDir, id, candidate.base, plan.signal);
+    await addTaskBase(plan.source, cacheDir, id, candidate.base, plan.signal);
     const metadata = {
       kind: candidate.kind,
       date: candidate.date.slice(0, 10),
