@@ -20,15 +20,21 @@ export type DropCategory = (typeof DROP_CATEGORIES)[number];
 
 /** Evidence that a task is gradable: gold resolves it, and with no change its FAIL_TO_PASS tests fail. */
 export interface ValidationProof {
+  /** The task proven. */
   readonly taskId: string;
+  /** Gold resolves it, and with no change some FAIL_TO_PASS test fails. */
   readonly valid: boolean;
   /** Why it is not valid, when it is not. */
   readonly reason: string | null;
   /** Listed FAIL_TO_PASS tests that pass without the fix (a valid task may have some). */
   readonly passWithoutFix?: readonly string[] | undefined;
+  /** The grade of the gold patch. */
   readonly gold: Grade;
+  /** The grade of an empty change. */
   readonly empty: Grade;
+  /** The environment cache key the grades used. */
   readonly environmentKey: string | null;
+  /** The lab that proved it. */
   readonly labVersion: string;
 }
 
@@ -36,17 +42,24 @@ export interface ValidationProof {
 export interface SwebenchProof {
   /** What the proof depends on: it is reused only while this is unchanged. */
   readonly fingerprint: string;
+  /** Proven every run, and kept. */
   readonly kept: boolean;
+  /** Why it was dropped, when it was. */
   readonly reason: string | null;
   readonly category: DropCategory | null;
+  /** One proof per proof run (none when the proof could not run). */
   readonly runs: readonly ValidationProof[];
 }
 
 /** One proof run of a mined change, without its test statuses. */
 export interface RepoProofRun {
+  /** The tests timed out with the gold patch. */
   readonly goldTimedOut: boolean;
+  /** The tests timed out with no change. */
   readonly beforeTimedOut: boolean;
+  /** The environment cache key the grades used. */
   readonly environmentKey: string | null;
+  /** Milliseconds of the two grades. */
   readonly durationMs: number;
 }
 
@@ -54,13 +67,19 @@ export interface RepoProofRun {
 export interface RepoTaskProof {
   /** What the proof depends on: it is reused only while this is unchanged. */
   readonly fingerprint: string;
+  /** Proven every run, and kept. */
   readonly kept: boolean;
+  /** Why it was dropped, in a word (`install`, `flaky`, ...), when it was. */
   readonly category: string | null;
+  /** Why it was dropped, when it was. */
   readonly reason: string | null;
+  /** The FAIL_TO_PASS tests the proof found (empty when dropped). */
   readonly failToPass: readonly string[];
+  /** The PASS_TO_PASS tests the proof found (empty when dropped). */
   readonly passToPass: readonly string[];
   /** Tests that fail with and without the fix; left out of both lists. */
   readonly failing: readonly string[];
+  /** The environment inferred for its base commit; null when none could be. */
   readonly environment: EnvironmentSpec | null;
   /** How the environment was inferred. */
   readonly notes: readonly string[];
@@ -73,7 +92,9 @@ export interface RepoTaskProof {
  * writes `tasks`.
  */
 export interface ProofFile {
+  /** The suite proven (proving an existing suite). */
   readonly suite?: string | undefined;
+  /** The lab that proved it (proving an existing suite). */
   readonly labVersion?: string | undefined;
   /** ISO time of the proof. */
   readonly provenAt?: string | undefined;

@@ -7,11 +7,15 @@ import { proveTask, writeProofFile } from "./prove.js";
 export interface ProveSuiteOptions {
   /** Only these tasks; default: every task of the suite. */
   readonly taskIds?: readonly string[] | undefined;
+  /** Where environments are built and cached. */
   readonly environment: EnvironmentOptions;
   /** Where the grading logs go. */
   readonly logDir: string;
+  /** Recorded in proof.json. */
   readonly labVersion: string;
+  /** Limit of one test run. */
   readonly testTimeoutMs: number;
+  /** Stops the proofs. */
   readonly signal?: AbortSignal | undefined;
   /** Told after each task's proof, with how many are done: for progress. */
   readonly onProof?: ((proof: ValidationProof, done: number, total: number) => void) | undefined;

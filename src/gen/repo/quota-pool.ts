@@ -8,6 +8,7 @@ export interface QuotaPoolOptions<T> {
   readonly classOf: (item: T) => string;
   /** Kept items allowed per class; a class not named here (or null: every class) has no quota. */
   readonly quotas: Readonly<Record<string, number>> | null;
+  /** Once aborted, no new item starts. */
   readonly signal?: AbortSignal | undefined;
 }
 

@@ -15,13 +15,17 @@ export interface RepoSuiteFiles {
   readonly repo: string;
   /** The repository mined, as read. */
   readonly source: string;
+  /** The branch whose history was walked. */
   readonly branch: string;
   /** Merged changes walked. */
   readonly walked: number;
   /** False (--no-validate): only candidates.json and sampling.md are written. */
   readonly validated: boolean;
+  /** Every candidate mined, with its text and profile. */
   readonly prepared: readonly PreparedCandidate[];
+  /** Tasks kept. */
   readonly kept: readonly KeptTask[];
+  /** Changes not kept, with their reasons. */
   readonly dropped: readonly RepoDrop[];
   /** The sampling report (Markdown). */
   readonly report: string;
