@@ -9,3 +9,4 @@ export * from "./patch-files.js";
 export * from "./pool.js";
 export * from "./timing.js";
 export * from "./change-source.js";
+export * from "./proof.js";

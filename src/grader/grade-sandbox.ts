@@ -16,6 +16,7 @@ import type {
 } from "../environment/index.js";
 import { createEnvMarker, killProcessesByEnvMarker } from "../process/index.js";
 import { resolveSandboxProvider } from "../sandbox/index.js";
+import { suiteDirOf } from "../suite/index.js";
 
 /**
  * Where a grade runs the change's code (its install steps and the tests): a provider from the
@@ -161,8 +162,7 @@ export function gradeHiddenPaths(
   cacheDir: string,
   scratchDir: string,
 ): string[] {
-  // <evals>/<suite>/oracle/<id>
-  return [path.dirname(path.dirname(path.dirname(task.oracleDir))), cacheDir, scratchDir];
+  return [path.dirname(suiteDirOf(task)), cacheDir, scratchDir];
 }
 
 /**

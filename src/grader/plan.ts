@@ -12,6 +12,7 @@ import type { EnvironmentOptions } from "../environment/index.js";
 import type { GradeSandbox } from "./grade-sandbox.js";
 import { isEditableInstall } from "./install-layer.js";
 import type { LogParser } from "./parse-log.js";
+import { setupScriptOf } from "../suite/index.js";
 
 /** The change to grade: a diff, or a tool's work tree to take the diff from. */
 export type Change = { readonly patch: string } | { readonly workTree: string };
@@ -172,7 +173,7 @@ export function describePlan(plan: GradingPlan): string {
   const lines = [
     `lab grade: ${task.suite}/${task.info.id} at ${task.info.baseCommit}`,
     "plan:",
-    `  checkout: ${path.join(task.dir, "setup.sh")} into ${plan.places.repo}`,
+    `  checkout: ${setupScriptOf(task.dir)} into ${plan.places.repo}`,
     "patch" in plan.change
       ? `  change: a stated patch (${String(listPatchFiles(plan.change.patch).length)} file(s))`
       : `  change: the diff of the work tree ${plan.change.workTree} against the base commit`,

@@ -2,6 +2,7 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { LabError, type Task } from "../core/index.js";
 import { verifyHeadIs, verifyHistoryEndsAt } from "../git/index.js";
+import { setupScriptOf } from "./layout.js";
 import { runCommand } from "../process/index.js";
 
 /**
@@ -23,7 +24,7 @@ export async function checkoutTask(
   },
 ): Promise<void> {
   await mkdir(path.dirname(dest), { recursive: true });
-  const result = await runCommand(["bash", path.join(task.dir, "setup.sh"), dest], {
+  const result = await runCommand(["bash", setupScriptOf(task.dir), dest], {
     env: { ...options.env, LAB_CHECKOUT: options.purpose },
     timeoutMs: options.timeoutMs,
     ...(options.logFile === undefined ? {} : { logFile: options.logFile }),
@@ -36,7 +37,7 @@ export async function checkoutTask(
       : `exited with ${String(result.exitCode ?? result.signal)}`;
     throw new LabError(
       "SETUP_FAILED",
-      `${path.join(task.dir, "setup.sh")} ${why}: ${result.stderrTail.trim().split("\n").at(-1) ?? ""}`,
+      `${setupScriptOf(task.dir)} ${why}: ${result.stderrTail.trim().split("\n").at(-1) ?? ""}`,
       {
         hint: "Run the script by hand with an empty folder to see why.",
       },
