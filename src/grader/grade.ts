@@ -3,6 +3,7 @@ import path from "node:path";
 import {
   createPhaseTimer,
   type Grade,
+  type GradeCanaries,
   type Oracle,
   type SandboxExecResult,
   type Task,
@@ -10,6 +11,7 @@ import {
 } from "../core/index.js";
 import { prepareEnvironment } from "../environment/index.js";
 import { applyChange, readChange } from "./apply.js";
+import { checkCanaries, plantCanaries, type PlantedCanaries } from "./canaries.js";
 import { checkoutForGrade } from "./checkout.js";
 import { checkSuspiciousOutput, evaluateTests } from "./evaluate.js";
 import { installProject } from "./install-project.js";
@@ -116,9 +118,10 @@ export async function executeGrade(
       });
     }
 
+    const canaries = await timer.timed("canaries", () => plantCanaries(plan.canaries, places.repo));
     const testRun = await runHiddenTests(plan, open, timer, signal);
     const text = await readFile(places.logFile, "utf8");
-    const verdict = judge(plan, testRun, text, tampering);
+    const verdict = judge(plan, testRun, text, tampering, canaries);
     return {
       grade: {
         resolved: verdict.resolved,
@@ -134,7 +137,8 @@ export async function executeGrade(
         phaseMs,
         environmentKey: prepared.key,
         install,
-        tampering,
+        tampering: verdict.tampering,
+        ...(canaries === null ? {} : { canaries: countCanaries(canaries) }),
       },
       patch,
     };
@@ -152,15 +156,24 @@ function judge(
   plan: GradingPlan,
   testRun: SandboxExecResult,
   log: string,
-  tampering: readonly string[],
+  changeTampering: readonly string[],
+  canaries: PlantedCanaries | null,
 ): {
   resolved: boolean;
   reason: string | null;
   statuses: Record<string, TestStatus>;
   failToPass: Readonly<Record<string, boolean>>;
   passToPass: Readonly<Record<string, boolean>>;
+  tampering: readonly string[];
 } {
-  const statuses = parseTestLog(log, plan.parser);
+  const parse = (text: string): Record<string, TestStatus> => parseTestLog(text, plan.parser);
+  // The canaries' own statuses are left out of everything but their check; with them in, a
+  // failing canary explains a non-zero exit status (checkSuspiciousOutput's last rule).
+  const withCanaries = parse(log);
+  const canaryVerdict = canaries === null ? null : checkCanaries(canaries, log, parse, testRun);
+  const statuses = canaryVerdict?.statuses ?? withCanaries;
+  const forged = canaryVerdict?.findings ?? [];
+  const tampering = [...changeTampering, ...forged];
   const verdicts = evaluateTests({
     statuses,
     failToPass: plan.failToPass,
@@ -175,16 +188,18 @@ function judge(
     ? null
     : testRun.exitCode === null
       ? `the test process was killed by ${String(testRun.signal)}`
-      : checkSuspiciousOutput({ statuses, testExitCode: testRun.exitCode, log });
+      : checkSuspiciousOutput({ statuses: withCanaries, testExitCode: testRun.exitCode, log });
   const reason = testRun.timedOut
     ? `the tests timed out after ${String(Math.round(plan.limits.testMs / 1000))} s`
     : overLimit !== null
       ? overLimit
       : suspicious !== null
         ? `the test log was rejected: ${suspicious}`
-        : tampering.length > 0
-          ? `the change tampers with the test run: ${tampering.join("; ")}`
-          : verdicts.reason;
+        : forged.length > 0
+          ? `the test log is not the test run's own: ${forged.join("; ")}`
+          : changeTampering.length > 0
+            ? `the change tampers with the test run: ${changeTampering.join("; ")}`
+            : verdicts.reason;
   const resolved =
     !testRun.timedOut &&
     overLimit === null &&
@@ -197,5 +212,16 @@ function judge(
     statuses,
     failToPass: verdicts.failToPass,
     passToPass: verdicts.passToPass,
+    tampering,
+  };
+}
+
+/** A grade's record of its canaries. */
+function countCanaries(planted: PlantedCanaries): GradeCanaries {
+  const mustFail = planted.canaries.filter((canary) => canary.mustFail).length;
+  return {
+    mustPass: planted.canaries.length - mustFail,
+    mustFail,
+    files: new Set(planted.canaries.map((canary) => canary.file)).size,
   };
 }

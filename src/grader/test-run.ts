@@ -58,7 +58,7 @@ export async function runHiddenTests(
   const testRun = await timer
     .timed("tests", () =>
       open.confinement.phase(services.pythonPath, (sandbox) =>
-        sandbox.exec(["bash", "-c", plan.testCommand], {
+        sandbox.exec(["bash", "-c", testScript(plan)], {
           cwd: repo,
           env: { ...open.runEnv, ...withServices(open.gradeEnv.testEnv, services) },
           timeoutMs: plan.limits.testMs,
@@ -71,4 +71,13 @@ export async function runHiddenTests(
   if (testRun.aborted) throw new LabError("CANCELLED", "Cancelled while running the tests.");
   await log(`: '${TEST_OUTPUT_END}'\n>>>>> Test Exit Code: ${String(testRun.exitCode)}`);
   return testRun;
+}
+
+/**
+ * The test command as bash runs it. With canaries, stderr joins stdout in the process itself,
+ * so the log keeps the order in which the test process wrote: the canaries' sentinel must come
+ * before anything printed after it, whichever stream that went to.
+ */
+function testScript(plan: GradingPlan): string {
+  return plan.canaries.style === null ? plan.testCommand : `exec 2>&1\n${plan.testCommand}`;
 }
