@@ -58,8 +58,11 @@ export interface TestProcessEnd {
 const RUN_CHANGING_OPTIONS =
   /(^|\s)(-x|--exitfirst|--maxfail(=|\s)\S+|--sw|--stepwise|-k(\s|\S)|--lf|--last-failed|--ff|--failed-first|--deselect)/;
 
-/** A test module as pytest finds one by default; helpers beside them take no canaries. */
-const TEST_MODULE = /(^|\/)(test_[^/]*|[^/]*_test)\.py$/;
+/**
+ * A test module by its name, as the suites' pytest settings find them (`test_*.py`, `*_test.py`,
+ * pylint's `*test_*.py`); helpers and data beside them (a test root's conf.py) take none.
+ */
+const TEST_MODULE = /(^|\/)([^/]*test_[^/]*|[^/]*_test|tests?)\.py$/;
 
 /**
  * Decides whether and where a grade plants canaries: pytest-based runners (the pytest parsers
