@@ -2,6 +2,7 @@ import path from "node:path";
 import { UsageError } from "../core/index.js";
 import {
   buildReport,
+  describeUnfinishedRuns,
   loadReport,
   readTrialDetails,
   renderCsv,
@@ -106,6 +107,7 @@ Examples:
     const level = levelFrom(args);
     const settings = settingsFrom(args, io);
     const loaded = await loadReport(settings.runsDir, suite, listOption(args, "run-id"));
+    for (const note of await describeUnfinishedRuns(loaded.runs)) io.stderr.write(`lab: ${note}\n`);
     const report = buildReport(suite, loaded.runs, loaded.tasks, {
       level,
       slices: listOption(args, "slice") ?? [],

@@ -66,4 +66,6 @@ export interface TrialJob {
    * the runs, lab's cache and the scratch root, where other trials' work trees are.
    */
   readonly hiddenPaths: readonly string[];
+  /** The run's scratch folder under the scratch root, emptied when the run starts or resumes. */
+  readonly scratchDir: string;
 }

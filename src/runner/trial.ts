@@ -45,10 +45,8 @@ export async function runTrial(
 
   await rm(paths.dir, { recursive: true, force: true });
   await mkdir(paths.artifactsDir, { recursive: true });
-  await mkdir(config.scratchRoot, { recursive: true });
-  const scratch = await mkdtemp(
-    path.join(config.scratchRoot, `${task.info.id}-${String(job.trial)}-`),
-  );
+  await mkdir(job.scratchDir, { recursive: true });
+  const scratch = await mkdtemp(path.join(job.scratchDir, `${task.info.id}-${String(job.trial)}-`));
   let obtained: ObtainedChange | null = null;
   let grade: Grade | null = null;
 
