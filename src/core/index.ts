@@ -10,3 +10,4 @@ export * from "./pool.js";
 export * from "./timing.js";
 export * from "./change-source.js";
 export * from "./proof.js";
+export * from "./remove-tree.js";

@@ -1,7 +1,8 @@
-import { appendFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import {
   createPhaseTimer,
+  removeTree,
   type Grade,
   type GradeCanaries,
   type Oracle,
@@ -25,7 +26,7 @@ import {
   type GradingPlan,
 } from "./plan.js";
 import { detectTestTampering } from "./tamper.js";
-import { applyTestPatch, resetTestFiles, runHiddenTests } from "./test-run.js";
+import { applyTestPatch, readGradingLog, resetTestFiles, runHiddenTests } from "./test-run.js";
 
 /** A grade and the exact diff it graded. */
 export interface GradeOutcome {
@@ -62,11 +63,12 @@ export async function executeGrade(
   try {
     await writeFile(places.logFile, describePlan(plan));
     await timer.timed("checkout", () => checkoutForGrade(plan, signal));
-    const patch =
-      "patch" in plan.change
-        ? plan.change.patch
-        : await timer.timed("capture", () => readChange(plan));
-    const patchEmpty = patch.trim() === "";
+    const captured = await timer.timed("capture", () => readChange(plan));
+    const { leftOut } = captured;
+    if (leftOut.length > 0)
+      await appendFile(places.logFile, `lab: left out of the change: ${leftOut.join("; ")}\n`);
+    const patch = "patch" in captured ? captured.patch : "";
+    const patchEmpty = "patch" in captured && patch.trim() === "";
     // What hidden tests cannot guard against (a new conftest.py, pytest config, an exit hook)
     // is found in the change itself; such a trial is flagged and not resolved.
     const tampering = patchEmpty ? [] : detectTestTampering(patch, plan.testPatch);
@@ -85,10 +87,17 @@ export async function executeGrade(
         phaseMs,
         environmentKey: null,
         tampering,
+        ...(leftOut.length === 0 ? {} : { leftOut }),
         ...fields,
+        reason: withLeftOut(fields.reason, leftOut),
       },
       patch,
     });
+
+    if ("refused" in captured)
+      return unresolved({
+        reason: `the work tree could not be taken as a diff: ${captured.refused}`,
+      });
 
     let applyMethod: string | null = null;
     if (!patchEmpty) {
@@ -120,8 +129,17 @@ export async function executeGrade(
 
     const canaries = await timer.timed("canaries", () => plantCanaries(plan.canaries, places.repo));
     const testRun = await runHiddenTests(plan, open, timer, signal);
-    const text = await readFile(places.logFile, "utf8");
-    const verdict = judge(plan, testRun, text, tampering, canaries);
+    const read = await readGradingLog(places.logFile);
+    if ("tooLong" in read)
+      return unresolved({
+        patchApplied: applyMethod !== null,
+        applyMethod,
+        environmentKey: prepared.key,
+        install,
+        testExitCode: testRun.exitCode,
+        reason: read.tooLong,
+      });
+    const verdict = judge(plan, testRun, read.text, tampering, canaries);
     return {
       grade: {
         resolved: verdict.resolved,
@@ -131,19 +149,22 @@ export async function executeGrade(
         failToPass: verdict.failToPass,
         passToPass: verdict.passToPass,
         statuses: verdict.statuses,
-        reason: verdict.resolved ? null : verdict.reason,
+        reason: verdict.resolved ? null : withLeftOut(verdict.reason ?? "", leftOut),
         testsTimedOut: testRun.timedOut,
         testExitCode: testRun.exitCode,
         phaseMs,
         environmentKey: prepared.key,
         install,
         tampering: verdict.tampering,
+        ...(leftOut.length === 0 ? {} : { leftOut }),
         ...(canaries === null ? {} : { canaries: countCanaries(canaries) }),
       },
       patch,
     };
   } finally {
-    if (!plan.keepScratch) await rm(places.scratchDir, { recursive: true, force: true });
+    // The change's code may have left folders it cannot be removed from; what stays is removed
+    // with the trial's or the run's scratch folder.
+    if (!plan.keepScratch) await removeTree(places.scratchDir);
   }
 }
 
@@ -214,6 +235,13 @@ function judge(
     passToPass: verdicts.passToPass,
     tampering,
   };
+}
+
+/** An unresolved grade's reason, naming what the work tree held that the change left out. */
+function withLeftOut(reason: string, leftOut: readonly string[]): string {
+  return leftOut.length === 0
+    ? reason
+    : `${reason} (left out of the change: ${leftOut.join("; ")})`;
 }
 
 /** A grade's record of its canaries. */

@@ -1,4 +1,4 @@
-import { appendFile, writeFile } from "node:fs/promises";
+import { appendFile, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { LabError, type PhaseTimer, type SandboxExecResult } from "../core/index.js";
 import { git, tryGit } from "../git/index.js";
@@ -80,4 +80,22 @@ export async function runHiddenTests(
  */
 function testScript(plan: GradingPlan): string {
   return plan.canaries.style === null ? plan.testCommand : `exec 2>&1\n${plan.testCommand}`;
+}
+
+/** The most of a grading log lab reads: the parsers need it whole, and memory is finite. */
+export const MAX_LOG_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The grading log as text, or why it is not read: a log over MAX_LOG_BYTES was made by the
+ * change's code printing, which is the change's outcome, not a failure of lab.
+ */
+export async function readGradingLog(
+  file: string,
+): Promise<{ text: string } | { tooLong: string }> {
+  const { size } = await stat(file);
+  if (size > MAX_LOG_BYTES)
+    return {
+      tooLong: `the test run printed ${String(Math.round(size / 1024 / 1024))} MB, more than the ${String(MAX_LOG_BYTES / 1024 / 1024)} MB lab reads`,
+    };
+  return { text: await readFile(file, "utf8") };
 }

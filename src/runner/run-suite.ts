@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { rm } from "node:fs/promises";
 import path from "node:path";
 import {
   LabError,
+  removeTree,
   runPool,
   SCHEMA_VERSION,
   sourceFingerprint,
@@ -165,7 +165,13 @@ async function runLocked(
   const run = runPaths(config.runsDir, config.runId);
   // Under the lock, whatever this run's scratch folder holds was left by a killed process.
   const scratchDir = runScratchDir(config.scratchRoot, run);
-  await rm(scratchDir, { recursive: true, force: true });
+  const left = await removeTree(scratchDir);
+  if (left !== null)
+    reporter.emit({
+      type: "log",
+      level: "warn",
+      message: `could not empty ${scratchDir}: ${left.message}`,
+    });
   const now = new Date().toISOString();
   let record: RunRecord;
   const resumed = existsSync(run.runJson);

@@ -4,6 +4,7 @@ import {
   createPhaseTimer,
   errorMessage,
   isLabError,
+  removeTree,
   SCHEMA_VERSION,
   sourceName,
   type Outcome,
@@ -152,7 +153,8 @@ export async function runTrial(
             },
     );
   } finally {
-    if (!config.keepScratch) await rm(scratch, { recursive: true, force: true });
+    // What is left (a folder the tool made unremovable) goes when the run next starts.
+    if (!config.keepScratch) await removeTree(scratch);
   }
 }
 
