@@ -30,6 +30,7 @@ export const CSV_COLUMNS: readonly (keyof ToolSummary)[] = [
   "mean_consistency",
   "flip_rate",
   "rate_variance",
+  "flagged",
 ];
 
 /** One CSV field, RFC 4180 style: quoted when it holds a comma, quote or line break; null is empty. */

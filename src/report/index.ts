@@ -2,6 +2,7 @@ export * from "./csv.js";
 export * from "./format.js";
 export * from "./html/details.js";
 export * from "./html/page.js";
+export * from "./integrity.js";
 export * from "./load.js";
 export * from "./markdown.js";
 export * from "./model.js";

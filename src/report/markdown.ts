@@ -1,10 +1,12 @@
 import { decimal, dollars, percent, percentInterval, pValue, seconds, tokens } from "./format.js";
 import { describeDifference, type SuiteReport, type ToolReport } from "./model.js";
+import { renderIntegrityMarkdown } from "./integrity.js";
 import type { SliceTable } from "./slices.js";
 import { renderMarkdownTable, renderSummaryMarkdown } from "./tables.js";
 
 /** The parts of the Markdown report, in the order they are printed. */
-export type MarkdownSection = "summary" | "rates" | "repeated" | "comparisons" | "slices";
+export type MarkdownSection =
+  "summary" | "rates" | "repeated" | "comparisons" | "slices" | "integrity";
 
 /** Every section. */
 export const ALL_SECTIONS: readonly MarkdownSection[] = [
@@ -13,6 +15,7 @@ export const ALL_SECTIONS: readonly MarkdownSection[] = [
   "repeated",
   "comparisons",
   "slices",
+  "integrity",
 ];
 
 const right = (count: number, leftColumns = 1): boolean[] =>
@@ -227,6 +230,7 @@ export function renderReportMarkdown(
     if (section === "repeated" && report.isRepeated) parts.push(renderRepeated(report));
     if (section === "comparisons") parts.push(renderComparisons(report));
     if (section === "slices") parts.push(renderSlices(report));
+    if (section === "integrity") parts.push(renderIntegrityMarkdown(report.integrity));
   }
   return parts.join("\n");
 }

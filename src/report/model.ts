@@ -7,6 +7,7 @@ import type { RunTasks, TrialRow } from "../store/index.js";
 import { points, pValue } from "./format.js";
 import { buildSlices, type SliceTable } from "./slices.js";
 import { compareTools, type NamedComparison } from "./compare.js";
+import { buildIntegrity, type IntegrityReport } from "./integrity.js";
 import { consistency, flipRate, passAtK, passHatK, type TaskTallies } from "./stats.js";
 import { groupByTask, summarizeRun, type SummaryOptions, type ToolSummary } from "./summary.js";
 
@@ -94,6 +95,8 @@ export interface SuiteReport {
   readonly tools: readonly ToolReport[];
   readonly comparisons: readonly ComparisonReport[];
   readonly slices: readonly SliceTable[];
+  /** Flagged trials and infrastructure errors per tool, with warnings. */
+  readonly integrity: IntegrityReport;
 }
 
 function passCurve(graded: readonly (readonly boolean[])[], maxK: number): PassAtKPoint[] {
@@ -242,6 +245,7 @@ export function buildReport(
     tools,
     comparisons,
     slices: buildSlices(grouped, tasks, options.slices),
+    integrity: buildIntegrity(grouped, level),
   };
 }
 

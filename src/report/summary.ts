@@ -60,6 +60,8 @@ export interface ToolSummary {
   readonly flip_rate: number | null;
   /** Sample variance of the resolve rate across trial numbers (trial 1, trial 2, ...). */
   readonly rate_variance: number | null;
+  /** Graded trials flagged for tampering with the test run (never resolved). */
+  readonly flagged: number;
 }
 
 /** How intervals are drawn. */
@@ -187,6 +189,7 @@ export function summarizeRun(
       byTrial.size < 2
         ? null
         : resolveRateVariance([...byTrial.values()].map((tally) => tally.resolved / tally.trials)),
+    flagged: graded.filter((row) => row.flagged).length,
   };
 }
 

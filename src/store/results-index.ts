@@ -33,13 +33,15 @@ export interface TrialRow {
   /** The tool phase's milliseconds; null when the trial never reached it. */
   readonly toolMs: number | null;
   readonly durationMs: number;
+  /** The grade flagged the change for tampering with the test run (the report's cheat count). */
+  readonly flagged: boolean;
 }
 
 /**
  * Version of the index's line format. A line of another version is skipped, so its trial is
  * read from result.json and the index rewritten: changing the format needs no migration.
  */
-const INDEX_VERSION = 1;
+const INDEX_VERSION = 2;
 
 const KINDS: readonly Outcome["kind"][] = ["graded", "tool_timeout", "tool_crashed", "infra_error"];
 
@@ -60,6 +62,7 @@ export function toTrialRow(result: TrialResult): TrialRow {
     cacheWriteTokens: telemetry.cacheWriteTokens ?? null,
     toolMs: result.phaseMs.tool ?? null,
     durationMs: result.durationMs,
+    flagged: (result.grade?.tampering.length ?? 0) > 0,
   };
 }
 
@@ -84,6 +87,7 @@ type IndexLine = [
   cacheWriteTokens: number | null,
   toolMs: number | null,
   durationMs: number,
+  flagged: boolean,
 ];
 
 function toLine(row: TrialRow, file: { mtimeMs: number; size: number }): string {
@@ -104,6 +108,7 @@ function toLine(row: TrialRow, file: { mtimeMs: number; size: number }): string 
     row.cacheWriteTokens,
     row.toolMs,
     row.durationMs,
+    row.flagged,
   ];
   return `${JSON.stringify(line)}\n`;
 }
@@ -123,6 +128,7 @@ function fromLine(line: IndexLine): TrialRow {
     cacheWriteTokens: line[13],
     toolMs: line[14],
     durationMs: line[15],
+    flagged: line[16],
   };
 }
 
@@ -130,7 +136,7 @@ function fromLine(line: IndexLine): TrialRow {
 function isIndexLine(value: unknown): value is IndexLine {
   return (
     Array.isArray(value) &&
-    value.length === 16 &&
+    value.length === 17 &&
     value[0] === INDEX_VERSION &&
     typeof value[1] === "string" &&
     typeof value[2] === "number" &&
