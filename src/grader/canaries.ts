@@ -145,7 +145,9 @@ export function checkCanaries(
   const canaryIds = new Set<string>();
   const statusOf = new Map<CanaryFunction, TestStatus | null>();
   for (const canary of planted.canaries) {
-    const matching = ids.filter((id) => id === canary.name || id.endsWith(`::${canary.name}`));
+    // An id may carry its message (pytest_v2 keeps it on ERROR and XFAIL lines).
+    const own = new RegExp(`(^|::)${canary.name}($|\\s)`);
+    const matching = ids.filter((id) => own.test(id));
     for (const id of matching) canaryIds.add(id);
     statusOf.set(canary, matching.length === 0 ? null : (all[matching[0] as string] ?? null));
   }

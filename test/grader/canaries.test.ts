@@ -205,6 +205,21 @@ describe("the canaries' verdict on a log", () => {
     expect(checkCanaries(planted, moduleXfail, parse, ended).findings).toEqual([]);
   });
 
+  it("finds canaries in pytest_v2's ids, which keep an XFAIL's message", () => {
+    const v2 = (text: string): Record<string, TestStatus> => parseTestLog(text, "pytest_v2");
+    // A module marked xfail as a whole, read by sphinx's parser.
+    const log = honest
+      .replace("PASSED t/test_a.py::test_keep_value", "XPASS t/test_a.py::test_keep_value")
+      .replace(
+        "FAILED t/test_a.py::test_sort_items - assert [1, 3, 2] == [1, 2, 3]",
+        "XFAIL t/test_a.py::test_sort_items - module is known to fail",
+      );
+    expect(checkCanaries(planted, log, v2, ended)).toEqual({
+      findings: [],
+      statuses: { "t/test_a.py::test_real": "PASSED" },
+    });
+  });
+
   it("flags canaries missing from a module that ran, once the process ended by itself", () => {
     const log = honest.replace("FAILED t/test_b.py::test_merge_keys - KeyError: 'x'\n", "");
     expect(checkCanaries(planted, log, parse, ended).findings).toEqual([
