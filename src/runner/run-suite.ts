@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
+import { rmdir } from "node:fs/promises";
 import path from "node:path";
 import {
   LabError,
@@ -147,6 +148,7 @@ async function runLocked(
   const selection = await selectTasks(suite, {
     requested: config.taskIds,
     validOnly: config.validOnly,
+    strongOnly: config.strongOnly,
     source,
   });
   for (const note of selection.notes) reporter.emit({ type: "log", ...note });
@@ -295,6 +297,8 @@ async function runLocked(
     signal.removeEventListener("abort", onAbort);
   }
 
+  // Each trial removed its own scratch; the run's folder goes too (left only if it is not empty).
+  await rmdir(scratchDir).catch(() => undefined);
   const status: RunStatus =
     state.failure !== null ? "failed" : signal.aborted ? "cancelled" : "completed";
   await writeJsonAtomic(run.runJson, { ...record, status, updatedAt: new Date().toISOString() });

@@ -52,11 +52,13 @@ export function runLockFile(run: RunPaths): string {
  */
 export async function acquireRunLock(run: RunPaths): Promise<RunLock> {
   const file = runLockFile(run);
-  const isNewRun = (await mkdir(run.dir, { recursive: true })) !== undefined;
+  // The first folder mkdir made (the run's, or the runs folder above it), removed on release
+  // if still empty: a run stopped by a check before any trial leaves nothing behind.
+  const created = await mkdir(run.dir, { recursive: true });
   const me = currentHolder();
   let tookOverFrom: RunLockHolder | null = null;
   for (let attempt = 0; attempt < 20; attempt++) {
-    if (await createExclusive(file, me)) return heldLock(file, me, tookOverFrom, isNewRun);
+    if (await createExclusive(file, me)) return heldLock(file, me, tookOverFrom, created);
     const seen = await readLockState(file);
     if (seen === null) continue;
     if (seen.state !== "stale") throw lockedError(run, file, seen);
@@ -77,12 +79,12 @@ function isSame(a: RunLockHolder, b: RunLockHolder): boolean {
   return a.pid === b.pid && a.host === b.host && a.since === b.since;
 }
 
-/** A held lock; releasing it also removes the run folder it made if nothing else went in. */
+/** A held lock; releasing it also removes the folders it made if nothing else went in. */
 function heldLock(
   file: string,
   me: RunLockHolder,
   tookOverFrom: RunLockHolder | null,
-  isNewRun: boolean,
+  created: string | undefined,
 ): RunLock {
   return {
     tookOverFrom,
@@ -90,7 +92,17 @@ function heldLock(
       const current = await readHolder(file);
       if (current === null || !isSame(current, me)) return;
       await rm(file, { force: true });
-      if (isNewRun) await rmdir(path.dirname(file)).catch(() => undefined);
+      if (created === undefined) return;
+      for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+        if (
+          !(await rmdir(dir).then(
+            () => true,
+            () => false,
+          ))
+        )
+          break;
+        if (dir === created || dir === path.dirname(dir)) break;
+      }
     },
   };
 }
