@@ -1,9 +1,12 @@
 import path from "node:path";
 import { UsageError } from "../core/index.js";
+import type { LabSettings } from "../config/index.js";
 import {
   buildReport,
   describeUnfinishedRuns,
   loadReport,
+  withAuditOutcomes,
+  type LoadedReport,
   readTrialDetails,
   renderCsv,
   renderReportHtml,
@@ -11,8 +14,16 @@ import {
   renderSwebenchReport,
   type SwebenchRunReport,
 } from "../report/index.js";
-import { readTrialResults, writeFileAtomic } from "../store/index.js";
-import { defineCommand, flagOption, listOption, stringOption, type ParsedArgs } from "./command.js";
+import { readTrialResults, writeFileAtomic, type RunTasks } from "../store/index.js";
+import { loadSuite, readAuditOutcomes } from "../suite/index.js";
+import {
+  defineCommand,
+  flagOption,
+  listOption,
+  stringOption,
+  type CliIO,
+  type ParsedArgs,
+} from "./command.js";
 import { commonOptions, LAB_VERSION, settingsFrom, suiteFrom } from "./shared.js";
 
 const FORMATS = ["markdown", "json", "json-full", "csv", "swebench"] as const;
@@ -108,10 +119,15 @@ Examples:
     const settings = settingsFrom(args, io);
     const loaded = await loadReport(settings.runsDir, suite, listOption(args, "run-id"));
     for (const note of await describeUnfinishedRuns(loaded.runs)) io.stderr.write(`lab: ${note}\n`);
-    const report = buildReport(suite, loaded.runs, loaded.tasks, {
-      level,
-      slices: listOption(args, "slice") ?? [],
-    });
+    const report = buildReport(
+      suite,
+      loaded.runs,
+      await withSuiteFacts(suite, loaded, settings, io),
+      {
+        level,
+        slices: listOption(args, "slice") ?? [],
+      },
+    );
     const html = stringOption(args, "html");
     if (html !== undefined) {
       const file = path.resolve(io.cwd, html);
@@ -155,3 +171,20 @@ Examples:
     return 0;
   },
 });
+
+/**
+ * The report's task facts with what the suite folder adds when it is still there: each task's
+ * oracle audit outcome (`lab audit`), for the slice by audit outcome.
+ */
+async function withSuiteFacts(
+  suiteName: string,
+  loaded: LoadedReport,
+  settings: LabSettings,
+  io: CliIO,
+): Promise<RunTasks> {
+  const suite = await loadSuite(suiteName, { evalsDir: settings.evalsDir, cwd: io.cwd }).catch(
+    () => null,
+  );
+  if (suite === null) return loaded.tasks;
+  return withAuditOutcomes(loaded.tasks, await readAuditOutcomes(suite.dir));
+}

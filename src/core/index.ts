@@ -11,3 +11,4 @@ export * from "./timing.js";
 export * from "./change-source.js";
 export * from "./proof.js";
 export * from "./remove-tree.js";
+export * from "./audit.js";

@@ -23,3 +23,4 @@ export { SERVICES, STAND_IN_HOSTS, startServices, withServices } from "./service
 export type { RunningServices, ServiceDefinition } from "./services.js";
 export { detectTestTampering } from "./tamper.js";
 export type { GradeSandbox } from "./grade-sandbox.js";
+export { withGoldCheckout, type GoldCheckout } from "./gold-checkout.js";

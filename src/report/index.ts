@@ -1,3 +1,4 @@
+export * from "./audit-slice.js";
 export * from "./csv.js";
 export * from "./format.js";
 export * from "./html/details.js";

@@ -37,6 +37,8 @@ export interface RunConfig {
   readonly taskIds?: readonly string[] | undefined;
   /** Only the tasks reviewed as valid (`lab review`). */
   readonly validOnly: boolean;
+  /** Only the tasks the suite's oracle audit calls strong (`lab audit`). */
+  readonly strongOnly: boolean;
   readonly trials: number;
   readonly concurrency: number;
   readonly runId: string;
