@@ -162,7 +162,6 @@ def spec_entry(repo: str, version: str, spec: dict, parser: str, base_env: dict)
         # stands in for the outside hosts they name (httpbin.org over HTTPS, ...).
         "services": ["httpbin", "internet"] if repo == "psf/requests" else [],
         "notes": notes,
-        "specPython": spec["python"],
     }
     if repo == "django/django":
         entry["testDirectiveRule"] = "django"
@@ -183,6 +182,10 @@ def main(argv: list[str]) -> int:
     if U.load_parser_map(mirror, U.SPEC_COMMIT) != parser_map:
         raise SystemExit("MAP_REPO_TO_PARSER_PY differs between the spec and parser commits")
     base = U.load_base_image(mirror)
+    # lab's Debian additions that stand for the base image's packages (decisions.DEBIAN_EXTRA).
+    for package in ("build-essential", "locales-all", "wget"):
+        if package not in base["apt"]:
+            raise SystemExit(f"upstream's base image no longer installs {package}")
     checks_path = OUT_DIR / "build-check.json"
     checks = json.loads(checks_path.read_text(encoding="utf-8")) if checks_path.exists() else {}
 
@@ -277,8 +280,6 @@ def main(argv: list[str]) -> int:
         instances[iid] = inst
         tests[iid] = {"FAIL_TO_PASS": row["FAIL_TO_PASS"], "PASS_TO_PASS": row["PASS_TO_PASS"]}
 
-    for sentry in spec_entries.values():
-        del sentry["specPython"]
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     write_json(OUT_DIR / "environments.json", {"envs": envs, "specs": spec_entries, "instances": instances})
     write_json(OUT_DIR / "test-lists.json", tests)
