@@ -10,6 +10,29 @@ const processBan = {
   ],
 };
 
+/** Other folders are reached through their index.ts, the list of what each folder offers. */
+const throughIndex = (up) => ({
+  regex: `^${"\\.\\./".repeat(up)}[^/.][^/]*/(?!index\\.js$)`,
+  message:
+    "Import another folder of src/ only through its index.ts (../FOLDER/index.js): export the name there if other folders need it.",
+});
+
+/** no-restricted-imports for a file `depth` folders below src/ (1: src/grader/x.ts). */
+const importRules = (depth, { spawns = false } = {}) => [
+  "error",
+  {
+    ...(spawns ? {} : processBan),
+    patterns: [throughIndex(depth)],
+  },
+];
+
+const envBan = {
+  object: "process",
+  property: "env",
+  message:
+    "Only src/cli/ and src/config/ read process.env: resolve the value there (config/resolve.ts) and pass it down.",
+};
+
 export default tseslint.config(
   { ignores: ["dist/", "node_modules/", "evals/", "runs/", ".cache/", "coverage/", "bin/"] },
   js.configs.recommended,
@@ -25,8 +48,25 @@ export default tseslint.config(
     },
   },
   {
+    files: ["src/*/*.ts"],
+    rules: { "no-restricted-imports": importRules(1) },
+  },
+  {
+    files: ["src/*/*/*.ts"],
+    rules: { "no-restricted-imports": importRules(2) },
+  },
+  {
+    files: ["src/*/*/*/*.ts"],
+    rules: { "no-restricted-imports": importRules(3) },
+  },
+  {
     files: ["src/process/**"],
-    rules: { "no-restricted-imports": "off" },
+    rules: { "no-restricted-imports": importRules(1, { spawns: true }) },
+  },
+  {
+    files: ["src/**/*.ts"],
+    ignores: ["src/cli/**", "src/config/**"],
+    rules: { "no-restricted-properties": ["error", envBan] },
   },
   {
     files: ["src/cli/**", "src/ui/**", "bench/**", "test/**"],

@@ -18,6 +18,7 @@ import { installLayersDir } from "../src/environment/index.js";
 import { gradeChange } from "../src/grader/index.js";
 import { loadOracle, loadSuite, loadTask } from "../src/suite/index.js";
 import { median } from "../src/report/index.js";
+import { uvPassEnvFrom } from "../src/config/index.js";
 
 const { values } = parseArgs({
   options: {
@@ -37,6 +38,8 @@ const cold = !values["no-cold"] && ownCache;
 const environment = {
   cacheDir,
   pathEnv: process.env.PATH ?? "/usr/bin:/bin",
+  home: os.homedir(),
+  uvPassEnv: uvPassEnvFrom(process.env),
   pyenvRoot: process.env.PYENV_ROOT ?? path.join(os.homedir(), ".pyenv"),
   uv: process.env.LAB_UV,
   timeoutMs: 20 * 60_000,

@@ -8,10 +8,8 @@
  * Grades reused from an earlier gen ("proven earlier") carry the times of the gen that made
  * them; run it after a gen from an empty cache to time a cold gen's proofs.
  */
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import { z } from "zod";
 import { median } from "../src/report/index.js";
+import { readProofFile, suiteLayout } from "../src/suite/index.js";
 
 const suiteDir = process.argv[2];
 if (suiteDir === undefined) {
@@ -19,19 +17,13 @@ if (suiteDir === undefined) {
   process.exit(2);
 }
 
-const gradeSchema = z.looseObject({ phaseMs: z.record(z.string(), z.number()) });
-const proofSchema = z.object({
-  instances: z.record(
-    z.string(),
-    z.looseObject({
-      kept: z.boolean(),
-      runs: z.array(z.looseObject({ gold: gradeSchema.nullish(), empty: gradeSchema.nullish() })),
-    }),
-  ),
-});
-const proof = proofSchema.parse(
-  JSON.parse(readFileSync(path.join(suiteDir, "proof.json"), "utf8")),
-);
+const instances = (await readProofFile(suiteDir))?.instances;
+if (instances === undefined) {
+  process.stderr.write(
+    `proof-times: ${suiteLayout(suiteDir).proofFile} holds no SWE-bench proofs (written by \`lab gen --suite swebench\`).\n`,
+  );
+  process.exit(1);
+}
 
 const seconds = (ms: number): string => (ms / 1000).toFixed(1);
 const sum = (values: readonly number[]): number =>
@@ -42,12 +34,8 @@ let allTests = 0;
 process.stdout.write(
   "| instance | kept | grades | proof s | tests s | overhead s |\n|---|---|---|---|---|---|\n",
 );
-for (const [id, instance] of Object.entries(proof.instances).sort(([a], [b]) =>
-  a.localeCompare(b),
-)) {
-  const grades = instance.runs
-    .flatMap((run) => [run.gold, run.empty])
-    .flatMap((grade) => grade ?? []);
+for (const [id, instance] of Object.entries(instances).sort(([a], [b]) => a.localeCompare(b))) {
+  const grades = instance.runs.flatMap((run) => [run.gold, run.empty]);
   for (const grade of grades) {
     for (const [phase, ms] of Object.entries(grade.phaseMs))
       phases.set(phase, [...(phases.get(phase) ?? []), ms]);
@@ -63,7 +51,7 @@ for (const [id, instance] of Object.entries(proof.instances).sort(([a], [b]) =>
 process.stdout.write(
   [
     "",
-    `instances: ${String(Object.keys(proof.instances).length)}`,
+    `instances: ${String(Object.keys(instances).length)}`,
     `sum of proof grades: ${seconds(allGrades)} s; sum of their test processes: ${seconds(allTests)} s; ratio ${(allGrades / allTests).toFixed(3)}`,
     `median per grade phase (s): ${[...phases].map(([phase, times]) => `${phase} ${seconds(median(times) ?? 0)}`).join(", ")}`,
     "",

@@ -16,6 +16,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { generateRepoSuite } from "../src/gen/index.js";
+import { uvPassEnvFrom } from "../src/config/index.js";
 import { buildAcceptanceHistory, startRunCounter } from "../test/helpers/pr-history.js";
 
 const { values } = parseArgs({
@@ -64,6 +65,8 @@ const result = await generateRepoSuite(
     environment: {
       cacheDir,
       pathEnv: process.env.PATH ?? "/usr/bin:/bin",
+      home: os.homedir(),
+      uvPassEnv: uvPassEnvFrom(process.env),
       pyenvRoot: process.env.PYENV_ROOT ?? path.join(os.homedir(), ".pyenv"),
       uv: process.env.LAB_UV,
       timeoutMs: 20 * 60_000,

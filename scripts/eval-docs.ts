@@ -23,7 +23,7 @@ import {
 } from "../src/config/index.js";
 import { buildReport, loadReport, renderReportMarkdown } from "../src/report/index.js";
 import { runSuite } from "../src/runner/index.js";
-import { packageRoot } from "../src/suite/index.js";
+import { packageRoot, suiteLayout } from "../src/suite/index.js";
 import { resolveTool } from "../src/tools/index.js";
 import { createReporter } from "../src/ui/index.js";
 
@@ -50,10 +50,11 @@ const tiers = readdirSync(evalsDir, { withFileTypes: true })
   .filter((entry) => entry.isDirectory() && (wanted === undefined || wanted.includes(entry.name)))
   .map((entry) => entry.name)
   .filter((tier) => {
-    const readme = path.join(evalsDir, tier, "README.md");
-    if (!existsSync(readme) || !readFileSync(readme, "utf8").includes(START)) return false;
+    const layout = suiteLayout(path.join(evalsDir, tier));
+    if (!existsSync(layout.readmeFile) || !readFileSync(layout.readmeFile, "utf8").includes(START))
+      return false;
     // Generated tiers (swebench) are not in the checkout until `lab gen` makes them here.
-    if (existsSync(path.join(evalsDir, tier, "tasks"))) return true;
+    if (existsSync(layout.tasksDir)) return true;
     process.stderr.write(
       `eval-docs: skipping ${tier}: it has no tasks here (make them with \`lab gen --suite ${tier}\`).\n`,
     );
@@ -106,7 +107,7 @@ for (const tier of tiers) {
         env: process.env,
         file,
         settings,
-        tool,
+        source: { kind: "tool", tool },
         toolTimeoutMs: configured[name]?.timeoutMs,
         labVersion: "eval-docs",
         signal: controller.signal,
@@ -120,7 +121,7 @@ for (const tier of tiers) {
         throw new Error(`the ${name} run of ${tier} ended ${result.status}`);
       runIds.push(result.runId);
     }
-    const readme = path.join(evalsDir, tier, "README.md");
+    const readme = suiteLayout(path.join(evalsDir, tier)).readmeFile;
     const text = readFileSync(readme, "utf8");
     const start = text.indexOf(START);
     const end = text.indexOf(END, start);

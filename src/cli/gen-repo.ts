@@ -10,6 +10,7 @@ import {
   type OptionDef,
   type ParsedArgs,
 } from "./command.js";
+import { suiteLayout } from "../suite/index.js";
 import { displayFrom, LAB_VERSION, settingsFrom } from "./shared.js";
 
 /** The options only `lab gen --from-repo` takes. */
@@ -149,8 +150,8 @@ export async function genRepo(suite: string, args: ParsedArgs, io: CliIO): Promi
   io.stdout.write(`${result.report}\n`);
   io.stdout.write(
     flagOption(args, "no-validate")
-      ? `${suite}: ${String(result.candidates)} candidate(s) of ${String(result.walked)} change(s) mined, not validated (${path.join(suiteDir, "candidates.json")})\n`
-      : `${suite}: ${String(result.kept.length)} kept, ${String(result.dropped.length)} dropped of ${String(result.walked)} change(s) (reasons in ${path.join(suiteDir, "dropped.json")})\n`,
+      ? `${suite}: ${String(result.candidates)} candidate(s) of ${String(result.walked)} change(s) mined, not validated (${suiteLayout(suiteDir).candidatesFile})\n`
+      : `${suite}: ${String(result.kept.length)} kept, ${String(result.dropped.length)} dropped of ${String(result.walked)} change(s) (reasons in ${suiteLayout(suiteDir).droppedFile})\n`,
   );
   return 0;
 }

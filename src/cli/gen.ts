@@ -2,16 +2,9 @@ import path from "node:path";
 import { environmentOptions, parseDuration, parsePositiveInt } from "../config/index.js";
 import { LabError, UsageError } from "../core/index.js";
 import { DATASET_NAMES, type DatasetName } from "../datasets/index.js";
-import {
-  generateSwebench,
-  proveTask,
-  renderGenSection,
-  writeGenSection,
-  type ValidationProof,
-} from "../gen/index.js";
-import { writeJsonAtomic } from "../store/index.js";
+import { generateSwebench, proveSuite, writeSwebenchSuiteFiles } from "../gen/index.js";
 import { genRepo, rejectRepoOptions, repoGenOptions } from "./gen-repo.js";
-import { loadOracle, loadSuite, loadTask } from "../suite/index.js";
+import { loadSuite, suiteLayout } from "../suite/index.js";
 import { createReporter } from "../ui/index.js";
 import {
   defineCommand,
@@ -124,7 +117,7 @@ export const genCommand = defineCommand({
     const suite = suiteFrom(args, "gen");
     if (stringOption(args, "from-repo") !== undefined) return genRepo(suite, args, io);
     rejectRepoOptions(args);
-    return suite === "swebench" ? genSwebench(args, io) : proveSuite(suite, args, io);
+    return suite === "swebench" ? genSwebench(args, io) : proveExistingSuite(suite, args, io);
   },
 });
 
@@ -132,6 +125,7 @@ async function genSwebench(args: ParsedArgs, io: CliIO): Promise<number> {
   const settings = settingsFrom(args, io);
   const evalsRoot = settings.evalsDir ?? path.join(io.cwd, "evals");
   const suiteDir = path.join(evalsRoot, "swebench");
+  const layout = suiteLayout(suiteDir);
   const nameArg = stringOption(args, "dataset-name") ?? "lite";
   if (!(nameArg in DATASET_NAMES))
     throw new UsageError(`--dataset-name expects lite, verified or full; got "${nameArg}".`);
@@ -160,7 +154,7 @@ async function genSwebench(args: ParsedArgs, io: CliIO): Promise<number> {
         limit: limitArg === undefined ? undefined : parsePositiveInt(limitArg, "--limit"),
       },
       repos: {
-        cacheDir: path.join(suiteDir, ".cache"),
+        cacheDir: layout.cacheDir,
         mirrorsDir: mirrors === undefined ? undefined : path.resolve(io.cwd, mirrors),
         signal: io.signal,
       },
@@ -176,32 +170,12 @@ async function genSwebench(args: ParsedArgs, io: CliIO): Promise<number> {
     reporter,
   );
   if (io.signal.aborted) return 130;
-  await writeJsonAtomic(path.join(suiteDir, "suite.json"), {
-    name: "swebench",
-    version: "1",
-    description:
-      "SWE-bench Lite instances whose suites run under plain pytest, each proven by its own gold patch.",
-  });
-  await writeJsonAtomic(path.join(suiteDir, "dropped.json"), {
-    generatedAt: new Date().toISOString(),
-    kept: result.kept,
-    dropped: result.dropped,
-    unknown: result.unknown,
-  });
-  await writeGenSection(
-    path.join(suiteDir, "README.md"),
-    renderGenSection(
-      result.kept,
-      result.dropped,
-      new Date().toISOString().slice(0, 10),
-      result.passWithoutFix,
-    ),
-  );
+  await writeSwebenchSuiteFiles(suiteDir, result);
   const tried = result.dropped.filter(
     (drop) => drop.category !== "out_of_scope" && drop.category !== "invalid_row",
   );
   io.stdout.write(
-    `swebench: ${String(result.kept.length)} kept, ${String(tried.length)} dropped (reasons in ${path.join(suiteDir, "dropped.json")})\n`,
+    `swebench: ${String(result.kept.length)} kept, ${String(tried.length)} dropped (reasons in ${layout.droppedFile})\n`,
   );
   if (result.unknown.length > 0) {
     throw new LabError("TASK_NOT_FOUND", `Not in the dataset: ${result.unknown.join(", ")}.`, {
@@ -211,35 +185,21 @@ async function genSwebench(args: ParsedArgs, io: CliIO): Promise<number> {
   return 0;
 }
 
-async function proveSuite(name: string, args: ParsedArgs, io: CliIO): Promise<number> {
+async function proveExistingSuite(name: string, args: ParsedArgs, io: CliIO): Promise<number> {
   const settings = settingsFrom(args, io);
   const suite = await loadSuite(name, { evalsDir: settings.evalsDir, cwd: io.cwd });
-  const ids = listOption(args, "tasks") ?? suite.taskIds;
-  const loaded = [];
-  for (const id of ids) {
-    const task = await loadTask(suite, id);
-    loaded.push({ task, oracle: await loadOracle(task) });
-  }
-  const proofs: ValidationProof[] = [];
-  for (const [index, { task, oracle }] of loaded.entries()) {
-    const proof = await proveTask(task, oracle, {
-      environment: environmentOptions(settings, io.signal),
-      logDir: path.join(settings.cacheDir, "proof-logs", suite.name),
-      labVersion: LAB_VERSION,
-      testTimeoutMs: parseDuration(stringOption(args, "test-timeout") ?? "30m", "--test-timeout"),
-      signal: io.signal,
-    });
-    proofs.push(proof);
-    io.stderr.write(
-      `[${String(index + 1)}/${String(loaded.length)}] ${task.info.id}: ${proof.valid ? "proven" : `NOT proven: ${String(proof.reason)}`}\n`,
-    );
-  }
-  const proofFile = path.join(suite.dir, "proof.json");
-  await writeJsonAtomic(proofFile, {
-    suite: suite.name,
+  const { proofs, proofFile } = await proveSuite(suite, {
+    taskIds: listOption(args, "tasks"),
+    environment: environmentOptions(settings, io.signal),
+    logDir: path.join(settings.cacheDir, "proof-logs", suite.name),
     labVersion: LAB_VERSION,
-    provenAt: new Date().toISOString(),
-    proofs,
+    testTimeoutMs: parseDuration(stringOption(args, "test-timeout") ?? "30m", "--test-timeout"),
+    signal: io.signal,
+    onProof: (proof, done, total) => {
+      io.stderr.write(
+        `[${String(done)}/${String(total)}] ${proof.taskId}: ${proof.valid ? "proven" : `NOT proven: ${String(proof.reason)}`}\n`,
+      );
+    },
   });
   const failed = proofs.filter((proof) => !proof.valid);
   io.stdout.write(

@@ -5,7 +5,7 @@ import path from "node:path";
 import { environmentOptions } from "../config/index.js";
 import { LabError, UsageError } from "../core/index.js";
 import { gradeChange } from "../grader/index.js";
-import { loadOracle, loadSuite, loadTask } from "../suite/index.js";
+import { loadOracle, loadSuite, loadTask, locateTaskDir } from "../suite/index.js";
 import { defineCommand, flagOption, stringOption } from "./command.js";
 import { settingsFrom } from "./shared.js";
 
@@ -34,8 +34,8 @@ export const gradeCommand = defineCommand({
     const taskDirArg = stringOption(args, "task-dir");
     if (taskDirArg === undefined) throw new UsageError("lab grade needs --task-dir DIR.");
     const taskDir = path.resolve(io.cwd, taskDirArg);
-    const suiteDir = path.dirname(path.dirname(taskDir));
-    if (path.basename(path.dirname(taskDir)) !== "tasks" || !existsSync(taskDir)) {
+    const located = locateTaskDir(taskDir);
+    if (located === undefined || !existsSync(taskDir)) {
       throw new LabError(
         "TASK_NOT_FOUND",
         `${taskDir} is not a task folder (evals/<suite>/tasks/<id>).`,
@@ -45,11 +45,11 @@ export const gradeCommand = defineCommand({
     const workTree = args.positionals[0];
     if ((patchFile === undefined) === (workTree === undefined))
       throw new UsageError("Give either a work tree or --patch FILE, not both or neither.");
-    const suite = await loadSuite(path.basename(suiteDir), {
-      evalsDir: path.dirname(suiteDir),
+    const suite = await loadSuite(path.basename(located.suiteDir), {
+      evalsDir: path.dirname(located.suiteDir),
       cwd: io.cwd,
     });
-    const task = await loadTask(suite, path.basename(taskDir));
+    const task = await loadTask(suite, located.id);
     const oracle = await loadOracle(task);
     let change: { patch: string } | { workTree: string };
     if (patchFile !== undefined) {

@@ -7,8 +7,9 @@ import {
   renderCsv,
   renderReportHtml,
   renderReportMarkdown,
+  renderSwebenchReport,
+  type SwebenchRunReport,
 } from "../report/index.js";
-import { renderSwebenchReport, type SwebenchRunReport } from "../report/swebench-format.js";
 import { readTrialResults, writeFileAtomic } from "../store/index.js";
 import { defineCommand, flagOption, listOption, stringOption, type ParsedArgs } from "./command.js";
 import { commonOptions, LAB_VERSION, settingsFrom, suiteFrom } from "./shared.js";

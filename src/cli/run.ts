@@ -1,10 +1,9 @@
 import path from "node:path";
 import { commandToolSpec, resolveRunConfig } from "../config/index.js";
-import { LabError, UsageError, type Tool } from "../core/index.js";
-import { restrictToValidTasks } from "../review/index.js";
+import { UsageError, type ChangeSource } from "../core/index.js";
+import { predictionChanges, readPredictions } from "../datasets/index.js";
 import { runSuite } from "../runner/index.js";
-import { loadSuite } from "../suite/index.js";
-import { createPredictionsTool, readPredictions, resolveTool } from "../tools/index.js";
+import { resolveTool } from "../tools/index.js";
 import { createReporter } from "../ui/index.js";
 import { agentOptions, agentToolOptions } from "./agent-options.js";
 import { defineCommand, flagOption, listOption, stringOption } from "./command.js";
@@ -147,58 +146,32 @@ Examples:
         `--predictions only goes with the \`predictions\` tool, not "${toolName}".`,
       );
     const suiteName = suiteFrom(args, "run");
-    let tool: Tool;
-    let tasks = listOption(args, "tasks");
-    let runId = stringOption(args, "run-id");
+    let source: ChangeSource;
     if (toolName === "predictions") {
       if (predictionsFile === undefined)
         throw new UsageError("The predictions tool needs --predictions FILE.");
       const predictions = readPredictions(path.resolve(io.cwd, predictionsFile));
-      const suite = await loadSuite(suiteName, { evalsDir: settings.evalsDir, cwd: io.cwd });
-      const ids = [...predictions.byId.keys()];
-      const unknown = ids.filter((id) => !suite.taskIds.includes(id));
-      if (unknown.length > 0) {
-        io.stderr.write(
-          `lab: ${String(unknown.length)} prediction(s) name instances not in suite "${suiteName}" and are not graded: ${unknown.slice(0, 10).join(", ")}${unknown.length > 10 ? ", ..." : ""}\n`,
-        );
-      }
-      const graded = ids.filter(
-        (id) => suite.taskIds.includes(id) && (tasks === undefined || tasks.includes(id)),
-      );
-      if (graded.length === 0) {
-        throw new LabError(
-          "TASK_NOT_FOUND",
-          `No prediction in ${predictionsFile} names a task of suite "${suiteName}".`,
-          {
-            hint: `List the suite's tasks with \`lab scenarios --suite ${suiteName}\`.`,
-          },
-        );
-      }
-      tasks = graded;
-      tool = createPredictionsTool(predictions);
-      runId ??= `${suiteName}-predictions-${predictions.model.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 60)}`;
+      source = predictionChanges(predictions, predictionsFile);
     } else {
-      tool = resolveTool(toolName, {
-        configured,
-        adhoc,
-        agents: agentToolOptions(toolName, args, file, settings, io.env),
-      });
-    }
-    if (flagOption(args, "valid-only")) {
-      const suite = await loadSuite(suiteName, { evalsDir: settings.evalsDir, cwd: io.cwd });
-      const selection = await restrictToValidTasks(suite, tasks);
-      io.stderr.write(`lab: ${selection.summary}\n`);
-      tasks = [...selection.taskIds];
+      source = {
+        kind: "tool",
+        tool: resolveTool(toolName, {
+          configured,
+          adhoc,
+          agents: agentToolOptions(toolName, args, file, settings, io.env),
+        }),
+      };
     }
     const config = resolveRunConfig({
       flags: {
         suite: suiteName,
-        tasks,
+        tasks: listOption(args, "tasks"),
+        validOnly: flagOption(args, "valid-only"),
         trials: stringOption(args, "trials"),
         concurrency: stringOption(args, "concurrency"),
         timeout: stringOption(args, "timeout"),
         testTimeout: stringOption(args, "test-timeout"),
-        runId,
+        runId: stringOption(args, "run-id"),
         keep: flagOption(args, "keep"),
         sandbox: stringOption(args, "sandbox"),
         noNetwork: flagOption(args, "no-network"),
@@ -208,7 +181,7 @@ Examples:
       env: io.env,
       file,
       settings,
-      tool,
+      source,
       toolTimeoutMs: configured[toolName]?.timeoutMs,
       labVersion: LAB_VERSION,
       signal: io.signal,

@@ -1,8 +1,14 @@
 import os from "node:os";
 import path from "node:path";
 import { defaultToolsDir } from "../agents/index.js";
-import { UsageError, type Tool } from "../core/index.js";
-import type { EnvironmentOptions } from "../environment/index.js";
+import {
+  sourceDescription,
+  sourceFingerprint,
+  sourceName,
+  UsageError,
+  type ChangeSource,
+} from "../core/index.js";
+import { UV_PASSED_VARIABLES, type EnvironmentOptions } from "../environment/index.js";
 import type { RunConfig, SandboxSettings, TrialLimits } from "../runner/index.js";
 import { DEFAULT_SANDBOX, resolveSandboxProvider } from "../sandbox/index.js";
 import { checkRunId } from "../store/index.js";
@@ -26,6 +32,18 @@ export interface LabSettings {
   readonly home: string;
   /** Where `lab tools install` puts agent CLIs (LAB_TOOLS_DIR). */
   readonly toolsDir: string;
+  /** The user's settings of uv: its index, cache, certificates and proxies. */
+  readonly uvPassEnv: Readonly<Record<string, string>>;
+}
+
+/** The variables of `UV_PASSED_VARIABLES` that are set in `env`. */
+export function uvPassEnvFrom(env: Env): Record<string, string> {
+  const picked: Record<string, string> = {};
+  for (const name of UV_PASSED_VARIABLES) {
+    const value = env[name];
+    if (value !== undefined) picked[name] = value;
+  }
+  return picked;
 }
 
 /** Resolves lab's folders: flags > LAB_* variables > defaults. */
@@ -65,6 +83,7 @@ export function resolveSettings(
     uv: env.LAB_UV,
     home,
     toolsDir: path.resolve(cwd, defaultToolsDir({ ...env, HOME: home })),
+    uvPassEnv: uvPassEnvFrom(env),
   };
 }
 
@@ -73,6 +92,8 @@ export function environmentOptions(settings: LabSettings, signal: AbortSignal): 
   return {
     cacheDir: settings.cacheDir,
     pathEnv: settings.pathEnv,
+    home: settings.home,
+    uvPassEnv: settings.uvPassEnv,
     pyenvRoot: settings.pyenvRoot,
     uv: settings.uv,
     timeoutMs: 20 * 60_000,
@@ -137,6 +158,7 @@ export function commandToolSpec(
     version: entry.version,
     versionCommand: entry.versionCommand,
     paths: entry.paths?.map((dir) => path.resolve(dir)),
+    host: { PATH: env.PATH ?? "/usr/local/bin:/usr/bin:/bin", HOME: env.HOME ?? os.homedir() },
   };
 }
 
@@ -144,6 +166,8 @@ export function commandToolSpec(
 export interface RunFlags {
   readonly suite: string;
   readonly tasks?: readonly string[] | undefined;
+  /** --valid-only: only the tasks reviewed as valid. */
+  readonly validOnly?: boolean | undefined;
   readonly trials?: string | undefined;
   readonly concurrency?: string | undefined;
   readonly timeout?: string | undefined;
@@ -166,12 +190,13 @@ export function resolveRunConfig(options: {
   env: Env;
   file: ConfigFile;
   settings: LabSettings;
-  tool: Tool;
+  source: ChangeSource;
   toolTimeoutMs?: number | undefined;
   labVersion: string;
   signal: AbortSignal;
 }): RunConfig {
-  const { flags, env, file, settings, tool } = options;
+  const { flags, env, file, settings, source } = options;
+  const name = sourceName(source);
   const pick = (
     flag: string | undefined,
     variable: string,
@@ -207,9 +232,11 @@ export function resolveRunConfig(options: {
   };
   const runId = checkRunId(
     flags.runId ??
-      (tool.name === "command"
-        ? `${flags.suite}-command-${tool.fingerprint}`
-        : `${flags.suite}-${tool.name}`),
+      (source.kind === "stated"
+        ? `${flags.suite}-${name}-${source.version.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 60)}`
+        : name === "command"
+          ? `${flags.suite}-command-${sourceFingerprint(source)}`
+          : `${flags.suite}-${name}`),
   );
   const resolvedTrials =
     trials !== undefined
@@ -220,13 +247,21 @@ export function resolveRunConfig(options: {
       ? parsePositiveInt(concurrency.value, concurrency.from)
       : (file.defaults.concurrency ?? 1);
   if (flags.tasks?.length === 0) throw new UsageError("--tasks was given no task ids.");
-  const sandbox = resolveSandboxSettings({ flags, env, file, settings, tool, pick });
+  const sandbox = resolveSandboxSettings({
+    flags,
+    env,
+    file,
+    settings,
+    toolName: name,
+    pick,
+  });
   return Object.freeze({
     cwd: settings.cwd,
     suite: flags.suite,
     evalsDir: settings.evalsDir,
-    tool,
+    source,
     taskIds: flags.tasks,
+    validOnly: flags.validOnly === true,
     trials: resolvedTrials,
     concurrency: resolvedConcurrency,
     runId,
@@ -243,7 +278,8 @@ export function resolveRunConfig(options: {
       concurrency: resolvedConcurrency,
       limits,
       tasks: flags.tasks ?? null,
-      toolCommand: tool.description,
+      validOnly: flags.validOnly === true,
+      toolCommand: sourceDescription(source),
       sandbox: {
         provider: sandbox.provider.name,
         isolatesFilesystem: sandbox.provider.isolatesFilesystem,
@@ -263,12 +299,13 @@ function resolveSandboxSettings(options: {
   env: Env;
   file: ConfigFile;
   settings: LabSettings;
-  tool: Tool;
+  /** The tool's name, whose lab.config.json entry may set its network. */
+  toolName: string;
   pick: (flag: string | undefined, variable: string) => { value: string; from: string } | undefined;
 }): SandboxSettings {
-  const { flags, env, file, settings, tool, pick } = options;
-  const entry = file.tools[tool.name];
-  const name =
+  const { flags, env, file, settings, toolName, pick } = options;
+  const entry = file.tools[toolName];
+  const providerName =
     pick(flags.sandbox, "LAB_SANDBOX")?.value ?? file.defaults.sandbox ?? DEFAULT_SANDBOX;
   const memory =
     pick(flags.memory, "LAB_MEMORY") ?? optionalFrom(file.defaults.memory, "defaults.memory");
@@ -276,7 +313,7 @@ function resolveSandboxSettings(options: {
   const networkOff =
     flags.noNetwork === true || env.LAB_NO_NETWORK === "1" || entry?.network === false;
   return {
-    provider: resolveSandboxProvider(name, { pathEnv: settings.pathEnv }),
+    provider: resolveSandboxProvider(providerName, { pathEnv: settings.pathEnv }),
     network: !networkOff,
     limits: {
       memoryMb: memory === undefined ? null : parseSizeMb(memory.value, memory.from),

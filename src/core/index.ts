@@ -7,3 +7,6 @@ export * from "./sandbox.js";
 export * from "./events.js";
 export * from "./patch-files.js";
 export * from "./pool.js";
+export * from "./timing.js";
+export * from "./change-source.js";
+export * from "./proof.js";

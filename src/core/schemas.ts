@@ -54,6 +54,26 @@ export const suiteInfoSchema = z.object({
   description: z.string().default(""),
 });
 
+const testStatus = z.enum(["PASSED", "FAILED", "SKIPPED", "ERROR", "XFAIL"]);
+
+/** A grade as stored: in a trial's result.json and in a suite's proof.json. */
+export const gradeSchema = z.object({
+  resolved: z.boolean(),
+  patchApplied: z.boolean(),
+  patchEmpty: z.boolean(),
+  applyMethod: z.string().nullable(),
+  failToPass: z.record(z.string(), z.boolean()),
+  passToPass: z.record(z.string(), z.boolean()),
+  statuses: z.record(z.string(), testStatus),
+  reason: z.string().nullable(),
+  testsTimedOut: z.boolean(),
+  testExitCode: z.number().nullable(),
+  phaseMs: z.record(z.string(), z.number()),
+  environmentKey: z.string().nullable(),
+  install: z.enum(["fresh", "reused"]).optional(),
+  tampering: z.array(z.string()).default([]),
+});
+
 /** Turns a zod error into one line naming the field. */
 export function describeSchemaError(error: z.ZodError): string {
   return error.issues

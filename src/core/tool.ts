@@ -31,8 +31,6 @@ export interface ToolContext {
 export interface ToolReport {
   readonly exit: Omit<ToolExit, "strayProcesses">;
   readonly telemetry: Telemetry;
-  /** The change as a diff, for tools that state it rather than make it (graded instead of the work tree). */
-  readonly patch?: string;
 }
 
 /** A coding agent under test, or a baseline, behind one interface. */
@@ -53,9 +51,4 @@ export interface Tool {
   checkReady(): Promise<void>;
   /** Attempts the task in ctx.workTree. */
   run(ctx: ToolContext): Promise<ToolReport>;
-  /**
-   * For tools that only state a change made elsewhere (predictions): the change, with no work
-   * tree and no sandbox; a trial of such a tool skips both and calls this instead of `run`.
-   */
-  statedChange?(taskId: string): Promise<ToolReport>;
 }

@@ -121,7 +121,7 @@ export interface Grade {
    * How the project was installed: "fresh" by its own install command, "reused" from the base
    * commit's install when the change leaves the install alone; absent when it was not reached.
    */
-  readonly install?: "fresh" | "reused";
+  readonly install?: "fresh" | "reused" | undefined;
   /** What the change does to the test run itself (a new conftest.py, pytest config, ...); flagged, never resolved. */
   readonly tampering: readonly string[];
 }

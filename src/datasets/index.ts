@@ -5,3 +5,4 @@ export * from "./swebench/repos.js";
 export * from "./swebench/row.js";
 export * from "./swebench/scope.js";
 export * from "./difficulty.js";
+export * from "./predictions.js";

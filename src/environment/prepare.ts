@@ -13,6 +13,10 @@ export interface EnvironmentOptions {
   readonly cacheDir: string;
   /** PATH used to find uv and interpreters. */
   readonly pathEnv: string;
+  /** The user's home: uv keeps its caches under it unless UV_CACHE_DIR says otherwise. */
+  readonly home: string;
+  /** The user's settings of uv (`UV_PASSED_VARIABLES`: index, cache, certificates, proxies). */
+  readonly uvPassEnv: Readonly<Record<string, string>>;
   /** pyenv's root, whose versions/ folder holds era interpreters. */
   readonly pyenvRoot: string;
   /** An explicit uv binary (`LAB_UV`). */
@@ -84,11 +88,13 @@ export async function prepareEnvironment(
     explicit: options.uv,
     toolsDir: path.join(options.cacheDir, "tools"),
     pathEnv: options.pathEnv,
+    home: options.home,
     signal: options.signal,
   });
   const python = await findPython(spec.python, {
     pyenvRoot: options.pyenvRoot,
     pathEnv: options.pathEnv,
+    home: options.home,
     uv,
     signal: options.signal,
     failedDownloads: failedDownloadsFile(options.cacheDir),
@@ -113,7 +119,7 @@ export async function prepareEnvironment(
   await mkdir(envsDir, { recursive: true });
   const staging = path.join(envsDir, `.${key}.${String(process.pid)}.${String(Date.now())}.tmp`);
   const log: string[] = [];
-  const env = uvEnvironment(options.pathEnv);
+  const env = uvEnvironment(options);
   try {
     const venv = await runCommand([uv, "venv", "--quiet", "--python", python.path, staging], {
       env,
@@ -176,25 +182,30 @@ export async function prepareEnvironment(
   };
 }
 
+/** Variables of the user's environment that uv is given: its index, cache, certificates and proxies. */
+export const UV_PASSED_VARIABLES = [
+  "UV_CACHE_DIR",
+  "UV_INDEX_URL",
+  "UV_DEFAULT_INDEX",
+  "UV_EXTRA_INDEX_URL",
+  "SSL_CERT_FILE",
+  "HTTPS_PROXY",
+  "HTTP_PROXY",
+  "NO_PROXY",
+] as const;
+
 /** Environment for uv itself: no user config, no interpreter downloads behind our back. */
-export function uvEnvironment(pathEnv: string): Record<string, string> {
+export function uvEnvironment(
+  host: Pick<EnvironmentOptions, "pathEnv" | "home" | "uvPassEnv">,
+): Record<string, string> {
   const env: Record<string, string> = {
-    PATH: pathEnv,
-    HOME: process.env.HOME ?? "/tmp",
+    PATH: host.pathEnv,
+    HOME: host.home,
     UV_NO_CONFIG: "1",
     UV_PYTHON_DOWNLOADS: "never",
   };
-  for (const name of [
-    "UV_CACHE_DIR",
-    "UV_INDEX_URL",
-    "UV_DEFAULT_INDEX",
-    "UV_EXTRA_INDEX_URL",
-    "SSL_CERT_FILE",
-    "HTTPS_PROXY",
-    "HTTP_PROXY",
-    "NO_PROXY",
-  ]) {
-    const value = process.env[name];
+  for (const name of UV_PASSED_VARIABLES) {
+    const value = host.uvPassEnv[name];
     if (value !== undefined) env[name] = value;
   }
   return env;
@@ -246,10 +257,13 @@ export interface GradeEnvironment {
 export async function createGradeEnvironment(
   prepared: PreparedEnvironment,
   dir: string,
-  options: { pathEnv: string; timeoutMs: number; signal?: AbortSignal | undefined },
+  options: Pick<EnvironmentOptions, "pathEnv" | "home" | "uvPassEnv"> & {
+    timeoutMs: number;
+    signal?: AbortSignal | undefined;
+  },
 ): Promise<GradeEnvironment> {
   const venv = path.join(dir, "venv");
-  const uvEnv = uvEnvironment(options.pathEnv);
+  const uvEnv = uvEnvironment(options);
   const result = await runCommand(
     [prepared.uv, "venv", "--quiet", "--python", prepared.python.path, venv],
     { env: uvEnv, timeoutMs: options.timeoutMs, signal: options.signal },

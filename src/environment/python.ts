@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { LabError } from "../core/index.js";
 import { runCommand } from "../process/index.js";
-import { writeJsonAtomic } from "../store/atomic.js";
+import { writeJsonAtomic } from "../store/index.js";
 import { lastLine } from "./uv.js";
 import { findOnPath } from "../process/index.js";
 
@@ -80,6 +80,8 @@ export async function findPython(
   options: {
     pyenvRoot: string;
     pathEnv: string;
+    /** The user's home, where uv keeps the interpreters it manages. */
+    home: string;
     uv: string;
     signal?: AbortSignal | undefined;
     /**
@@ -109,7 +111,7 @@ export async function findPython(
       return remember({ path: onPath, version, source: "path" });
   }
   // uv's own search trips over pyenv shims on PATH, so give it a PATH without them.
-  const uvEnv = { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp" };
+  const uvEnv = { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: options.home };
   const findManaged = async (): Promise<string | null> => {
     const result = await runCommand(
       [options.uv, "python", "find", "--no-python-downloads", requested],

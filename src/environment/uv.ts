@@ -16,6 +16,8 @@ export async function ensureUv(options: {
   explicit?: string | undefined;
   toolsDir: string;
   pathEnv: string;
+  /** The user's home, for pip's cache. */
+  home: string;
   signal?: AbortSignal | undefined;
 }): Promise<string> {
   if (options.explicit !== undefined) {
@@ -63,7 +65,7 @@ export async function ensureUv(options: {
       `uv==${UV_VERSION}`,
     ],
     {
-      env: { PATH: options.pathEnv, HOME: process.env.HOME ?? "/tmp" },
+      env: { PATH: options.pathEnv, HOME: options.home },
       timeoutMs: 300_000,
       signal: options.signal,
     },

@@ -1,17 +1,4 @@
-import type { Grade } from "../core/index.js";
-import type { ValidationProof } from "./prove.js";
-
-/** Why a proven instance was not kept. */
-export type DropCategory =
-  | "environment"
-  | "network"
-  | "gold_fails"
-  | "passes_without_fix"
-  | "flaky"
-  | "timeout"
-  | "infrastructure"
-  | "no_environment"
-  | "repository";
+import type { DropCategory, Grade, ValidationProof } from "../core/index.js";
 
 /** Signs in a test log that the tests tried to reach the internet. */
 const NETWORK_SIGNS =

@@ -1,5 +1,13 @@
-export * from "./prove.js";
-export * from "./drop-reasons.js";
-export * from "./swebench.js";
-export * from "./tier-readme.js";
-export * from "./repo/index.js";
+export { proveTask } from "./prove.js";
+export { proveSuite } from "./prove-suite.js";
+export { generateSwebench, type SwebenchGenResult } from "./swebench.js";
+export { writeSwebenchSuiteFiles } from "./swebench-suite-files.js";
+export {
+  DIMENSIONS,
+  generateRepoSuite,
+  parseMix,
+  type Dimension,
+  type Mix,
+  type RepoGenOptions,
+  type RepoGenResult,
+} from "./repo/index.js";

@@ -1,23 +1,11 @@
 import os from "node:os";
 import path from "node:path";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import type { Grade, Oracle, Task } from "../core/index.js";
+import type { Grade, Oracle, ProofFile, Task, ValidationProof } from "../core/index.js";
 import type { EnvironmentOptions } from "../environment/index.js";
 import { gradeChange } from "../grader/index.js";
-
-/** Evidence that a task is gradable: gold resolves it, and with no change its FAIL_TO_PASS tests fail. */
-export interface ValidationProof {
-  readonly taskId: string;
-  readonly valid: boolean;
-  /** Why it is not valid, when it is not. */
-  readonly reason: string | null;
-  /** Listed FAIL_TO_PASS tests that pass without the fix (a valid task may have some). */
-  readonly passWithoutFix?: readonly string[];
-  readonly gold: Grade;
-  readonly empty: Grade;
-  readonly environmentKey: string | null;
-  readonly labVersion: string;
-}
+import { writeJsonAtomic } from "../store/index.js";
+import { suiteLayout } from "../suite/index.js";
 
 /** Grades a task's gold patch and an empty change, and judges the task by them. */
 export async function proveTask(
@@ -106,4 +94,9 @@ export async function gradeInScratch(
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/** Writes a suite's proof.json (replacing it), in the shape `readProofFile` checks. */
+export async function writeProofFile(suiteDir: string, proof: ProofFile): Promise<void> {
+  await writeJsonAtomic(suiteLayout(suiteDir).proofFile, proof);
 }

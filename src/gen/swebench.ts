@@ -2,7 +2,17 @@ import { existsSync } from "node:fs";
 import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { createHash } from "node:crypto";
-import { errorMessage, isLabError, type Oracle, type Reporter, type Task } from "../core/index.js";
+import {
+  errorMessage,
+  isLabError,
+  runPool,
+  type DropCategory,
+  type Oracle,
+  type Reporter,
+  type SwebenchProof,
+  type Task,
+  type ValidationProof,
+} from "../core/index.js";
 import type { EnvironmentOptions } from "../environment/index.js";
 import {
   ensureBaseRepo,
@@ -18,10 +28,9 @@ import {
   type Selection,
   type SwebenchRow,
 } from "../datasets/index.js";
-import { writeJsonAtomic } from "../store/index.js";
-import { loadOracle, loadSuite, loadTask } from "../suite/index.js";
-import { classifyProofs, type DropCategory } from "./drop-reasons.js";
-import { judgeProof, proveTask, type ValidationProof } from "./prove.js";
+import { loadOracle, loadSuite, loadTask, readProofFile, suiteLayout } from "../suite/index.js";
+import { classifyProofs } from "./drop-reasons.js";
+import { judgeProof, proveTask, writeProofFile } from "./prove.js";
 
 /** Options of `lab gen --suite swebench`. */
 export interface SwebenchGenOptions {
@@ -57,14 +66,6 @@ export interface SwebenchGenResult {
   readonly dropped: DroppedInstance[];
   /** Requested ids the dataset does not have. */
   readonly unknown: string[];
-}
-
-interface StoredProof {
-  readonly fingerprint: string;
-  readonly kept: boolean;
-  readonly reason: string | null;
-  readonly category: DropCategory | null;
-  readonly runs: readonly ValidationProof[];
 }
 
 /** What a proof depends on: a stored proof is reused only while this is unchanged. */
@@ -129,12 +130,10 @@ export async function generateSwebench(
     message: `${dataset.source}: ${String(dataset.rows.length)} rows; generating ${String(chosen.length)} instance(s)${skipped.length > 0 ? `, ${String(skipped.length)} out of scope` : ""}`,
   });
 
-  const proofFile = path.join(options.suiteDir, "proof.json");
-  const stored: Record<string, StoredProof> = existsSync(proofFile)
-    ? ((
-        JSON.parse(await readFile(proofFile, "utf8")) as { instances?: Record<string, StoredProof> }
-      ).instances ?? {})
-    : {};
+  const layout = suiteLayout(options.suiteDir);
+  const stored: Record<string, SwebenchProof> = {
+    ...(await readProofFile(options.suiteDir))?.instances,
+  };
   const kept: string[] = [];
   const passWithoutFix: Record<string, string[]> = {};
   const keep = (id: string, runs: readonly ValidationProof[]): void => {
@@ -147,8 +146,8 @@ export async function generateSwebench(
     const id = row.instance_id;
     const drop = async (category: DropInstanceCategory, reason: string): Promise<void> => {
       dropped.push({ instance_id: id, repo: row.repo, category, reason });
-      await rm(path.join(options.suiteDir, "tasks", id), { recursive: true, force: true });
-      await rm(path.join(options.suiteDir, "oracle", id), { recursive: true, force: true });
+      await rm(layout.taskDir(id), { recursive: true, force: true });
+      await rm(layout.oracleDir(id), { recursive: true, force: true });
       reporter.emit({
         type: "log",
         level: "info",
@@ -269,7 +268,7 @@ export async function generateSwebench(
         runs.push(
           await proveTask(task, oracle, {
             environment: options.environment,
-            logDir: path.join(options.suiteDir, ".cache", "proof-logs", `run${String(run)}`),
+            logDir: layout.proofLogDir(run),
             labVersion: options.labVersion,
             testTimeoutMs: options.testTimeoutMs,
             signal: options.signal,
@@ -281,7 +280,7 @@ export async function generateSwebench(
       const category: DropCategory =
         isLabError(error) && error.code === "ENVIRONMENT_FAILED" ? "environment" : "infrastructure";
       stored[id] = { fingerprint, kept: false, reason: errorMessage(error), category, runs };
-      await writeJsonAtomic(proofFile, { instances: stored });
+      await writeProofFile(options.suiteDir, { instances: stored });
       return drop(category, errorMessage(error));
     }
     const verdict = classifyProofs(runs, await readGoldLogs(options.suiteDir, id, runs.length));
@@ -292,7 +291,7 @@ export async function generateSwebench(
       category: verdict?.category ?? null,
       runs,
     };
-    await writeJsonAtomic(proofFile, { instances: stored });
+    await writeProofFile(options.suiteDir, { instances: stored });
     if (verdict !== null) return drop(verdict.category, verdict.reason);
     keep(id, runs);
     reporter.emit({
@@ -302,16 +301,7 @@ export async function generateSwebench(
     });
   };
 
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (!options.signal.aborted && next < chosen.length) {
-      const row = chosen[next++];
-      if (row !== undefined) await work(row);
-    }
-  };
-  await Promise.all(
-    Array.from({ length: Math.max(1, Math.min(options.concurrency, chosen.length)) }, worker),
-  );
+  await runPool(chosen, options.concurrency, work, options.signal);
   return {
     kept: kept.sort(),
     passWithoutFix,
@@ -325,7 +315,7 @@ type DropInstanceCategory = DroppedInstance["category"];
 async function readGoldLogs(suiteDir: string, id: string, runs: number): Promise<string[]> {
   const logs: string[] = [];
   for (let run = 1; run <= runs; run++) {
-    const file = path.join(suiteDir, ".cache", "proof-logs", `run${String(run)}`, `${id}.gold.log`);
+    const file = path.join(suiteLayout(suiteDir).proofLogDir(run), `${id}.gold.log`);
     logs.push(existsSync(file) ? await readFile(file, "utf8") : "");
   }
   return logs;

@@ -1,16 +1,20 @@
 import { LabError } from "../core/index.js";
 import { runCommand, type ExecResult } from "../process/index.js";
 
+/** Where git is looked for when the caller names no PATH: the system's folders. */
+export const SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin";
+
 /**
  * Environment for every git call lab makes: the user's global and system config are ignored,
  * so settings such as diff.noprefix or commit.gpgsign cannot change what lab writes or reads.
+ * No HOME: with no global config, git reads nothing from it. `extra.PATH` (the user's, passed
+ * down from config) wins over the system's folders.
  */
 export function gitEnvironment(
   extra: Readonly<Record<string, string>> = {},
 ): Record<string, string> {
   return {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: process.env.HOME ?? "/tmp",
+    PATH: SYSTEM_PATH,
     GIT_CONFIG_NOSYSTEM: "1",
     GIT_CONFIG_GLOBAL: "/dev/null",
     GIT_TERMINAL_PROMPT: "0",

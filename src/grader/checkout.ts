@@ -1,74 +1,28 @@
 import { mkdir } from "node:fs/promises";
-import path from "node:path";
-import { LabError, type Task } from "../core/index.js";
-import { verifyHeadIs, verifyHistoryEndsAt } from "../git/index.js";
-import { runCommand } from "../process/index.js";
+import { checkoutTask } from "../suite/index.js";
+import type { GradingPlan } from "./plan.js";
 
 /**
- * Runs a task's setup.sh into `dest` and checks that the result is the base commit with no
- * later history. Used for the tool's work tree and for every fresh grading checkout. A grading
- * checkout never reaches a tool, so for `purpose: "grade"` the scan of its objects is skipped,
- * and setup.sh is told (`LAB_CHECKOUT=grade`): it may then share files with lab's cache (hard
- * links to the objects of a base repository), which graded code only ever sees read-only.
- */
-export async function checkoutTask(
-  task: Pick<Task, "dir" | "info">,
-  dest: string,
-  options: {
-    timeoutMs: number;
-    env: Readonly<Record<string, string>>;
-    logFile?: string;
-    signal?: AbortSignal | undefined;
-    purpose: "tool" | "grade";
-  },
-): Promise<void> {
-  await mkdir(path.dirname(dest), { recursive: true });
-  const result = await runCommand(["bash", path.join(task.dir, "setup.sh"), dest], {
-    env: { ...options.env, LAB_CHECKOUT: options.purpose },
-    timeoutMs: options.timeoutMs,
-    ...(options.logFile === undefined ? {} : { logFile: options.logFile }),
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
-  });
-  if (result.aborted) throw new LabError("CANCELLED", "Cancelled while preparing the work tree.");
-  if (result.timedOut || result.exitCode !== 0) {
-    const why = result.timedOut
-      ? `timed out after ${String(options.timeoutMs)} ms`
-      : `exited with ${String(result.exitCode ?? result.signal)}`;
-    throw new LabError(
-      "SETUP_FAILED",
-      `${path.join(task.dir, "setup.sh")} ${why}: ${result.stderrTail.trim().split("\n").at(-1) ?? ""}`,
-      {
-        hint: "Run the script by hand with an empty folder to see why.",
-      },
-    );
-  }
-  if (options.purpose === "grade") await verifyHeadIs(dest, task.info.baseCommit);
-  else await verifyHistoryEndsAt(dest, task.info.baseCommit);
-}
-
-/**
- * A grading checkout at `<scratchDir>/repo`, made by the task's setup.sh with `<scratchDir>/home`
- * as HOME. Returns the checkout's path.
+ * The grading checkout at the plan's `places.repo`, made by the task's setup.sh with the
+ * grade's HOME. Only lab's trusted steps touch it before the change is applied.
  */
 export async function checkoutForGrade(
-  task: Pick<Task, "dir" | "info">,
-  scratchDir: string,
-  options: {
-    pathEnv: string;
-    timeoutMs: number;
-    logFile: string;
-    signal?: AbortSignal | undefined;
-  },
-): Promise<string> {
-  const repo = path.join(scratchDir, "repo");
-  const home = path.join(scratchDir, "home");
-  await mkdir(home, { recursive: true });
-  await checkoutTask(task, repo, {
-    timeoutMs: options.timeoutMs,
-    env: { PATH: options.pathEnv, HOME: home, LANG: "C.UTF-8", LC_ALL: "C.UTF-8", TZ: "UTC" },
-    logFile: options.logFile,
-    signal: options.signal,
+  plan: GradingPlan,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const { places } = plan;
+  await mkdir(places.home, { recursive: true });
+  await checkoutTask(plan.task, places.repo, {
+    timeoutMs: plan.limits.setupMs,
+    env: {
+      PATH: plan.machine.pathEnv,
+      HOME: places.home,
+      LANG: "C.UTF-8",
+      LC_ALL: "C.UTF-8",
+      TZ: "UTC",
+    },
+    logFile: places.logFile,
+    signal,
     purpose: "grade",
   });
-  return repo;
 }

@@ -1,7 +1,25 @@
 export type { Grade } from "../core/index.js";
-export * from "./checkout.js";
-export * from "./evaluate.js";
-export * from "./grade.js";
-export * from "./parse-log.js";
-export * from "./services.js";
-export * from "./tamper.js";
+export { checkSuspiciousOutput, evaluateTests } from "./evaluate.js";
+export type { TestRunEvidence, TestsToEvaluate, TestVerdicts } from "./evaluate.js";
+export { captureDiff } from "./apply.js";
+export { executeGrade, gradeChange, type GradeOutcome } from "./grade.js";
+export {
+  APPLY_CHAIN,
+  describePlan,
+  planGrade,
+  type Change,
+  type GradeOptions,
+  type GradingPlan,
+  type InstallPlan,
+} from "./plan.js";
+export {
+  extractTestOutput,
+  parseTestLog,
+  TEST_OUTPUT_END,
+  TEST_OUTPUT_START,
+} from "./parse-log.js";
+export type { LogParser, TestOutput } from "./parse-log.js";
+export { SERVICES, STAND_IN_HOSTS, startServices, withServices } from "./services.js";
+export type { RunningServices, ServiceDefinition } from "./services.js";
+export { detectTestTampering } from "./tamper.js";
+export type { GradeSandbox } from "./grade-sandbox.js";

@@ -8,3 +8,5 @@ export * from "./model.js";
 export * from "./slices.js";
 export * from "./summary.js";
 export * from "./tables.js";
+export * from "./swebench-format.js";
+export { wilsonInterval } from "./stats.js";

@@ -1,4 +1,4 @@
-import { wilsonInterval } from "../report/stats.js";
+import { wilsonInterval } from "../report/index.js";
 import { cohenKappa, describeKappa, type Kappa } from "./kappa.js";
 import { MAX_DIFFICULTY, type Review } from "./schema.js";
 import { compareText, currentReviews } from "./store.js";

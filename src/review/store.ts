@@ -1,13 +1,13 @@
 import { existsSync } from "node:fs";
 import { appendFile, readFile } from "node:fs/promises";
-import path from "node:path";
 import { describeSchemaError, LabError } from "../core/index.js";
 import { withLock } from "../store/index.js";
+import { suiteLayout } from "../suite/index.js";
 import { REVIEW_SCHEMA_VERSION, reviewSchema, type Review } from "./schema.js";
 
 /** The reviews of a suite: `evals/<suite>/reviews.jsonl`, beside its tasks. */
 export function reviewsFile(suiteDir: string): string {
-  return path.join(suiteDir, "reviews.jsonl");
+  return suiteLayout(suiteDir).reviewsFile;
 }
 
 /**

@@ -1,5 +1,6 @@
-import type { SandboxLimits, SandboxProvider, Tool } from "../core/index.js";
+import type { ChangeSource, Oracle, SandboxLimits, SandboxProvider, Task } from "../core/index.js";
 import type { EnvironmentOptions } from "../environment/index.js";
+import type { TrialPaths } from "../store/index.js";
 
 /** Per-phase limits of a trial. */
 export interface TrialLimits {
@@ -30,9 +31,12 @@ export interface RunConfig {
   readonly cwd: string;
   readonly suite: string;
   readonly evalsDir?: string | undefined;
-  readonly tool: Tool;
-  /** Only these tasks, when given. */
+  /** Where the changes come from: a tool run in a work tree, or changes stated up front. */
+  readonly source: ChangeSource;
+  /** Only these tasks, when given (narrowed further by the source and `validOnly`). */
   readonly taskIds?: readonly string[] | undefined;
+  /** Only the tasks reviewed as valid (`lab review`). */
+  readonly validOnly: boolean;
   readonly trials: number;
   readonly concurrency: number;
   readonly runId: string;
@@ -49,4 +53,17 @@ export interface RunConfig {
   readonly keepScratch: boolean;
   /** What goes into run.json's config, for the record. */
   readonly recorded: Readonly<Record<string, unknown>>;
+}
+
+/** One trial to do. */
+export interface TrialJob {
+  readonly task: Task;
+  readonly oracle: Oracle;
+  readonly trial: number;
+  readonly paths: TrialPaths;
+  /**
+   * Folders the trial's sandboxes never show (the same for every trial of a run): every suite,
+   * the runs, lab's cache and the scratch root, where other trials' work trees are.
+   */
+  readonly hiddenPaths: readonly string[];
 }

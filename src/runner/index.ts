@@ -1,3 +1,5 @@
 export * from "./config.js";
 export * from "./run-suite.js";
 export * from "./trial.js";
+export * from "./select.js";
+export * from "./tool-run.js";

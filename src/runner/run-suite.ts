@@ -1,8 +1,11 @@
 import { existsSync } from "node:fs";
+import path from "node:path";
 import {
   LabError,
   runPool,
   SCHEMA_VERSION,
+  sourceFingerprint,
+  sourceName,
   type Oracle,
   type Reporter,
   type RunRecord,
@@ -21,9 +24,16 @@ import {
   writeJsonAtomic,
   writeRunTasks,
 } from "../store/index.js";
-import { loadOracle, loadSuite, loadTask } from "../suite/index.js";
-import type { RunConfig } from "./config.js";
-import { runTrial, type TrialJob } from "./trial.js";
+import {
+  builtinEvalsDir,
+  evalsSearchPath,
+  loadOracle,
+  loadSuite,
+  loadTask,
+} from "../suite/index.js";
+import type { RunConfig, TrialJob } from "./config.js";
+import { selectTasks } from "./select.js";
+import { runTrial } from "./trial.js";
 
 /** What `runSuite` returns. */
 export interface RunResult {
@@ -96,8 +106,10 @@ async function checkSandbox(
 }
 
 /**
- * Runs a tool over a suite. Every check that can fail on bad input (suite, tasks, oracles,
- * the tool's readiness, a conflicting earlier run) happens before anything is written.
+ * Runs a change source (a tool, or stated changes) over a suite: it loads the suite once,
+ * selects the tasks, and runs a trial per task and repeat. Every check that can fail on bad
+ * input (suite, tasks, oracles, the tool's readiness, a conflicting earlier run) happens before
+ * anything is written.
  * Rerunning with the same run id resumes: finished trials are skipped, infra errors retried.
  */
 export async function runSuite(
@@ -106,20 +118,24 @@ export async function runSuite(
   signal: AbortSignal,
 ): Promise<RunResult> {
   const suite = await loadSuite(config.suite, { evalsDir: config.evalsDir, cwd: config.cwd });
-  const ids = config.taskIds ?? suite.taskIds;
-  if (ids.length === 0) {
-    throw new LabError("SUITE_NOT_FOUND", `Suite "${suite.name}" has no tasks in ${suite.dir}.`, {
-      hint: `Generate it with \`lab gen --suite ${suite.name}\`.`,
-    });
-  }
+  const { source } = config;
+  const selection = await selectTasks(suite, {
+    requested: config.taskIds,
+    validOnly: config.validOnly,
+    source,
+  });
+  for (const note of selection.notes) reporter.emit({ type: "log", ...note });
+  const ids = selection.taskIds;
   const tasks: { task: Task; oracle: Oracle }[] = [];
   for (const id of ids) {
     const task = await loadTask(suite, id);
     tasks.push({ task, oracle: await loadOracle(task) });
   }
-  await config.tool.checkReady();
+  const name = sourceName(source);
+  if (source.kind === "tool") await source.tool.checkReady();
+  // Grading runs the change's code in the run's sandbox, whatever made the change.
   const sandboxNotes = await checkSandbox(config);
-  const toolVersion = await config.tool.detectVersion();
+  const toolVersion = source.kind === "tool" ? await source.tool.detectVersion() : source.version;
 
   const run = runPaths(config.runsDir, config.runId);
   const now = new Date().toISOString();
@@ -130,9 +146,9 @@ export async function runSuite(
     const mismatch =
       earlier.suite !== suite.name
         ? `suite "${earlier.suite}"`
-        : earlier.tool !== config.tool.name
+        : earlier.tool !== name
           ? `tool "${earlier.tool}"`
-          : earlier.toolFingerprint !== config.tool.fingerprint
+          : earlier.toolFingerprint !== sourceFingerprint(source)
             ? "a different command line"
             : null;
     if (mismatch !== null) {
@@ -157,9 +173,9 @@ export async function runSuite(
     record = {
       schemaVersion: SCHEMA_VERSION,
       runId: config.runId,
-      tool: config.tool.name,
+      tool: name,
       toolVersion,
-      toolFingerprint: config.tool.fingerprint,
+      toolFingerprint: sourceFingerprint(source),
       suite: suite.name,
       labVersion: config.labVersion,
       trials: config.trials,
@@ -171,6 +187,15 @@ export async function runSuite(
     };
   }
 
+  // What no trial's sandbox may show: every suite, the runs, lab's cache, the scratch root.
+  const hiddenPaths = [
+    path.dirname(suite.dir),
+    ...evalsSearchPath({ evalsDir: config.evalsDir, cwd: config.cwd }),
+    builtinEvalsDir,
+    config.runsDir,
+    config.environment.cacheDir,
+    config.scratchRoot,
+  ];
   const jobs: TrialJob[] = [];
   let skipped = 0;
   for (const { task, oracle } of tasks) {
@@ -182,7 +207,7 @@ export async function runSuite(
         skipped++;
         continue;
       }
-      jobs.push({ task, oracle, trial, paths });
+      jobs.push({ task, oracle, trial, paths, hiddenPaths });
     }
   }
   await writeJsonAtomic(run.runJson, record);
@@ -194,7 +219,7 @@ export async function runSuite(
     type: "run:start",
     runId: config.runId,
     runDir: run.dir,
-    tool: config.tool.name,
+    tool: name,
     toolVersion,
     suite: suite.name,
     pending: jobs.length,

@@ -11,7 +11,7 @@ import {
 } from "../core/index.js";
 import { runCommand } from "../process/index.js";
 import { findOnPath } from "../process/index.js";
-import { createConfinement, describeLimitEnforcement, SYSTEM_PATH } from "./confine.js";
+import { createConfinement, describeLimitEnforcement, SYSTEM_PATH } from "./limits.js";
 import { mountArgs, systemMounts, toolPathMounts, type Mount } from "./mounts.js";
 import { signalPidNamespace } from "./pid-namespace.js";
 

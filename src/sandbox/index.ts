@@ -5,7 +5,7 @@ export {
   resolveSandboxProvider,
   SANDBOX_PROVIDERS,
   type SandboxProviderOptions,
-} from "./registry.js";
-export { describeLimitEnforcement } from "./confine.js";
+} from "./providers.js";
+export { describeLimitEnforcement } from "./limits.js";
 export { diskUsageBytes, watchDiskUsage } from "./disk-usage.js";
 export { detectCgroups, type CgroupSupport } from "./cgroup.js";

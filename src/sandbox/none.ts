@@ -1,5 +1,5 @@
 import type { Sandbox, SandboxLimits, SandboxProvider } from "../core/index.js";
-import { createConfinement, describeLimitEnforcement } from "./confine.js";
+import { createConfinement, describeLimitEnforcement } from "./limits.js";
 
 /**
  * No isolation: commands run on the host as lab's user, seeing everything lab can. Only by

@@ -1,24 +1,5 @@
 import { z } from "zod";
-import { SCHEMA_VERSION } from "../core/index.js";
-
-const testStatus = z.enum(["PASSED", "FAILED", "SKIPPED", "ERROR", "XFAIL"]);
-
-const gradeSchema = z.object({
-  resolved: z.boolean(),
-  patchApplied: z.boolean(),
-  patchEmpty: z.boolean(),
-  applyMethod: z.string().nullable(),
-  failToPass: z.record(z.string(), z.boolean()),
-  passToPass: z.record(z.string(), z.boolean()),
-  statuses: z.record(z.string(), testStatus),
-  reason: z.string().nullable(),
-  testsTimedOut: z.boolean(),
-  testExitCode: z.number().nullable(),
-  phaseMs: z.record(z.string(), z.number()),
-  environmentKey: z.string().nullable(),
-  install: z.enum(["fresh", "reused"]).optional(),
-  tampering: z.array(z.string()).default([]),
-});
+import { gradeSchema, SCHEMA_VERSION } from "../core/index.js";
 
 const outcomeSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("graded") }),

@@ -1,3 +1,6 @@
+export * from "./layout.js";
 export * from "./load.js";
 export * from "./paths.js";
+export * from "./proof-file.js";
 export * from "./prompt.js";
+export * from "./checkout.js";

@@ -12,6 +12,7 @@ import {
   type Oracle,
   type Task,
 } from "../core/index.js";
+import { suiteLayout } from "./layout.js";
 import { evalsSearchPath } from "./paths.js";
 
 /** A suite on disk. */
@@ -37,7 +38,7 @@ export function listSuites(options: { evalsDir?: string | undefined; cwd: string
   for (const dir of evalsSearchPath(options)) {
     if (!existsSync(dir)) continue;
     for (const entry of readdirSync(dir)) {
-      if (existsSync(path.join(dir, entry, "tasks"))) names.add(entry);
+      if (existsSync(suiteLayout(path.join(dir, entry)).tasksDir)) names.add(entry);
     }
   }
   return [...names].sort();
@@ -51,12 +52,12 @@ export async function loadSuite(
   const searched = evalsSearchPath(options);
   const dir = searched
     .map((root) => path.join(root, name))
-    .find((candidate) => existsSync(path.join(candidate, "tasks")));
+    .find((candidate) => existsSync(suiteLayout(candidate).tasksDir));
   if (dir === undefined) {
     const known = listSuites(options);
     throw new LabError(
       "SUITE_NOT_FOUND",
-      `Unknown suite "${name}": no ${path.join(name, "tasks")} under ${searched.join(" or ")}.`,
+      `Unknown suite "${name}": no ${suiteLayout(name).tasksDir} under ${searched.join(" or ")}.`,
       {
         hint:
           (known.length > 0 ? `Suites here: ${known.join(", ")}. ` : "") +
@@ -67,9 +68,8 @@ export async function loadSuite(
     );
   }
   let version = "0";
-  const suiteFile = path.join(dir, "suite.json");
+  const { suiteFile, tasksDir } = suiteLayout(dir);
   if (existsSync(suiteFile)) version = (await readJson(suiteFile, suiteInfoSchema)).version;
-  const tasksDir = path.join(dir, "tasks");
   const taskIds = readdirSync(tasksDir)
     .filter((entry) => !entry.startsWith(".") && statSync(path.join(tasksDir, entry)).isDirectory())
     .sort();
@@ -89,7 +89,8 @@ export async function loadTask(suite: Suite, id: string): Promise<Task> {
           : `List the tasks with \`lab scenarios --suite ${suite.name}\`.`,
     });
   }
-  const dir = path.join(suite.dir, "tasks", id);
+  const layout = suiteLayout(suite.dir);
+  const dir = layout.taskDir(id);
   for (const file of TASK_FILES) {
     if (!existsSync(path.join(dir, file))) {
       throw new LabError("TASK_INVALID", `Task folder ${dir} is missing ${file}.`, {
@@ -113,7 +114,7 @@ export async function loadTask(suite: Suite, id: string): Promise<Task> {
       hint: "prompt.txt holds the issue text the tool is given.",
     });
   }
-  return { suite: suite.name, info, dir, oracleDir: path.join(suite.dir, "oracle", id), prompt };
+  return { suite: suite.name, info, dir, oracleDir: layout.oracleDir(id), prompt };
 }
 
 /** Loads a task's answer key. Only the grader and the gold tool call this. */
@@ -146,13 +147,17 @@ export async function loadOracle(task: Pick<Task, "oracleDir" | "info">): Promis
 }
 
 /** Reads a JSON file through a schema; errors name the file and the field. */
-export async function readJson<S extends z.ZodType>(file: string, schema: S): Promise<z.output<S>> {
+export async function readJson<S extends z.ZodType>(
+  file: string,
+  schema: S,
+  hint = "Fix the file, or regenerate the suite with `lab gen`.",
+): Promise<z.output<S>> {
   let raw: unknown;
   try {
     raw = JSON.parse(await readFile(file, "utf8"));
   } catch (error) {
     throw new LabError("TASK_INVALID", `${file} is not valid JSON: ${(error as Error).message}.`, {
-      hint: "Fix the file, or regenerate the suite with `lab gen`.",
+      hint,
       cause: error,
     });
   }
@@ -161,9 +166,7 @@ export async function readJson<S extends z.ZodType>(file: string, schema: S): Pr
     throw new LabError(
       "TASK_INVALID",
       `${file} is malformed: ${describeSchemaError(parsed.error)}.`,
-      {
-        hint: "Fix the file, or regenerate the suite with `lab gen`.",
-      },
+      { hint },
     );
   }
   return parsed.data;

@@ -23,6 +23,8 @@ export interface CommandToolSpec {
   readonly versionCommand?: string | undefined;
   /** Host folders (or files) of its installation, readable in the sandbox. */
   readonly paths?: readonly string[] | undefined;
+  /** The user's PATH and HOME, for the version command and the check that the program exists. */
+  readonly host: { readonly PATH: string; readonly HOME: string };
 }
 
 /** Placeholders a command line may use. */
@@ -95,11 +97,7 @@ export function createCommandTool(spec: CommandToolSpec): Tool {
       if (spec.version !== undefined) return spec.version;
       if (spec.versionCommand === undefined) return "unknown";
       const result = await runCommand(["bash", "-c", spec.versionCommand], {
-        env: {
-          PATH: process.env.PATH ?? "/usr/bin:/bin",
-          HOME: process.env.HOME ?? "/tmp",
-          ...spec.passEnv,
-        },
+        env: { ...spec.host, ...spec.passEnv },
         timeoutMs: 30_000,
       });
       return result.exitCode === 0
@@ -119,7 +117,7 @@ export function createCommandTool(spec: CommandToolSpec): Tool {
       // A line that starts by setting a variable names no program to look for.
       if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(program)) return;
       const probe = await runCommand(["bash", "-c", `command -v ${quoteShell(program)}`], {
-        env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+        env: { PATH: spec.host.PATH },
         timeoutMs: 10_000,
       });
       if (probe.exitCode !== 0) {

@@ -1,5 +1,4 @@
 export * from "./command.js";
 export * from "./gold.js";
 export * from "./noop.js";
-export * from "./registry.js";
-export * from "./predictions.js";
+export * from "./resolve.js";

@@ -4,11 +4,9 @@
  * file and edits in the gold change (so the task resolves); the other writes an unrelated file
  * and runs a shell command (so it does not). The records must hold the tokens the server served.
  */
-import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TrialResult } from "../../src/core/index.js";
-import { runLab } from "../helpers/lab.js";
 import {
   MAIN_USAGE,
   SIDE_USAGE,
@@ -16,43 +14,33 @@ import {
   type ModelServer,
   type Script,
 } from "../helpers/model-server/index.js";
-import { repoRoot, sharedToolsDir, tempDir } from "../helpers/temp.js";
-
-const root = tempDir("lab-agents-");
-const evalsDir = path.join(root, "evals");
-const runsDir = path.join(root, "runs");
-
-const RESOLVING = "textkit-slugify-max-length";
-const FAILING = "ledger-parsed-dates-as-of";
+import {
+  CAT_NOTE,
+  computedCostUsd,
+  EDIT,
+  FAILING,
+  LIST,
+  makeAgentLab,
+  PRICE,
+  READ,
+  RESOLVING,
+  WRITE_NOTE,
+  type AgentRun,
+} from "./helpers.js";
 
 /** Scripts keyed on each task's issue title. */
 const scripts: Script[] = [
   {
-    match: "slugify(max_length=...) can leave a dangling separator",
+    match: RESOLVING.match,
     steps: [
-      { kind: "shell", command: "ls src/textkit" },
-      { kind: "read", path: "src/textkit/slug.py" },
-      {
-        kind: "edit",
-        path: "src/textkit/slug.py",
-        oldString: "        slug = slug[:max_length]\n",
-        newString: "        slug = slug[:max_length].rstrip(sep)\n",
-      },
+      LIST,
+      READ,
+      EDIT,
       { kind: "finish", text: "Fixed: the cut slug no longer ends with the separator." },
     ],
   },
-  {
-    match: "balance_report(as_of=...) crashes",
-    steps: [
-      { kind: "write", path: "NOTES.md", content: "Looked at the parser; no change made.\n" },
-      { kind: "shell", command: "cat NOTES.md" },
-      { kind: "finish", text: "Left a note." },
-    ],
-  },
+  { match: FAILING.match, steps: [WRITE_NOTE, CAT_NOTE, { kind: "finish", text: "Left a note." }] },
 ];
-
-/** Prices (USD per million tokens) the config gives the mock models, for computed costs. */
-const PRICE = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
 
 interface AgentCase {
   readonly name: string;
@@ -109,91 +97,59 @@ const AGENTS: readonly AgentCase[] = [
   },
 ];
 
+const lab = makeAgentLab({
+  prefix: "lab-agents-",
+  tools: AGENTS.map((agent) => agent.name),
+  config: { prices: Object.fromEntries(AGENTS.map((agent) => [agent.model, PRICE])) },
+});
+
 let server: ModelServer;
 
 beforeAll(async () => {
-  cpSync(path.join(repoRoot, "evals", "starter"), path.join(evalsDir, "starter"), {
-    recursive: true,
-  });
-  const prices = Object.fromEntries(AGENTS.map((agent) => [agent.model, PRICE]));
-  writeFileSync(path.join(root, "lab.config.json"), JSON.stringify({ prices }, null, 2));
   server = await startModelServer({ scripts });
-  // Installing is idempotent: the pinned versions stay in the shared tools folder.
-  const install = await runLab(["tools", "install", ...AGENTS.map((agent) => agent.name)], {
-    cwd: root,
-    env: { LAB_TOOLS_DIR: sharedToolsDir },
-  });
-  expect(install.stderr).not.toMatch(/failed/i);
-  expect(install.code).toBe(0);
-}, 900_000);
+});
 
 afterAll(async () => {
   await server.close();
 });
 
-function readTrial(runId: string, taskId: string): TrialResult {
-  return JSON.parse(
-    readFileSync(path.join(runsDir, runId, "trials", taskId, "1", "result.json"), "utf8"),
-  ) as TrialResult;
-}
-
 describe.each(AGENTS)("$name against the scripted model server, in bubblewrap", (agent) => {
   const runId = `starter-${agent.name}`;
-  let stderr = "";
-  let requests: ModelServer["requests"] = [];
+  let run: AgentRun;
 
   beforeAll(async () => {
-    const before = server.requests.length;
-    const result = await runLab(
-      [
-        "run",
-        agent.name,
-        "--suite",
-        "starter",
-        "--tasks",
-        `${RESOLVING},${FAILING}`,
-        "--run-id",
-        runId,
-        "--sandbox",
-        "bwrap",
-        "--model",
-        agent.model,
-        "--base-url",
-        `${server.url}${agent.basePath}`,
-        "--timeout",
-        "3m",
-        "--evals-dir",
-        evalsDir,
-        "--runs-dir",
-        runsDir,
-        "--display",
-        "plain",
-      ],
-      { cwd: root, env: { LAB_TOOLS_DIR: sharedToolsDir, ...agent.env } },
-    );
-    expect(result.code).toBe(0);
-    stderr = result.stderr;
-    requests = server.requests.slice(before);
+    run = await lab.run({
+      tool: agent.name,
+      runId,
+      tasks: [RESOLVING.id, FAILING.id],
+      sandbox: "bwrap",
+      model: agent.model,
+      server,
+      basePath: agent.basePath,
+      timeout: "3m",
+      env: agent.env,
+    });
+    expect(run.code).toBe(0);
   }, 600_000);
 
   const mainCalls = (match: string) =>
-    requests.filter(
+    run.requests.filter(
       (request) => request.route === "model" && !request.isSideCall && request.script === match,
     );
 
   it("edits in the gold change as scripted: resolved, with the served tokens and a cost", () => {
-    const trial = readTrial(runId, RESOLVING);
-    expect(stderr).toContain("sandbox bwrap");
+    const trial = lab.readTrial(runId, RESOLVING.id);
+    expect(run.stderr).toContain("sandbox bwrap");
     expect(trial.outcome).toEqual({ kind: "graded" });
     expect(trial.resolved).toBe(true);
-    const main = mainCalls(scripts[0]?.match ?? "");
+    const main = mainCalls(RESOLVING.match);
     // One request per step: shell, read, edit, then the final text.
     expect(main.map((request) => request.step)).toEqual([0, 1, 2, 3]);
     const t = trial.telemetry;
     expect(t.model).toContain(agent.model);
     expect(t.outputTokens).toBeGreaterThanOrEqual(main.length * MAIN_USAGE.outputTokens);
     expect(t.cacheReadTokens).toBeGreaterThanOrEqual(main.length * MAIN_USAGE.cacheReadInputTokens);
-    const side = requests.filter((request) => request.isSideCall).length;
+    const side = run.requests.filter((request) => request.isSideCall).length;
     expect([
       main.length * MAIN_USAGE.uncachedInputTokens,
       main.length * MAIN_USAGE.uncachedInputTokens + side * SIDE_USAGE.uncachedInputTokens,
@@ -201,15 +157,9 @@ describe.each(AGENTS)("$name against the scripted model server, in bubblewrap", 
     expect(t.costUsd).toBeGreaterThan(0);
     expect(t.costSource).toBe(agent.reportsCost ? "reported" : "computed");
     if (!agent.reportsCost) {
-      const expected =
-        ((t.inputTokens ?? 0) * PRICE.input +
-          (t.outputTokens ?? 0) * PRICE.output +
-          (t.cacheReadTokens ?? 0) * PRICE.cacheRead +
-          (t.cacheWriteTokens ?? 0) * PRICE.cacheWrite) /
-        1e6;
-      expect(t.costUsd).toBeCloseTo(expected, 9);
+      expect(t.costUsd).toBeCloseTo(computedCostUsd(t), 9);
     }
-    const artifacts = path.join(runsDir, runId, "trials", RESOLVING, "1", "artifacts");
+    const artifacts = path.join(lab.trialDir(runId, RESOLVING.id), "artifacts");
     expect(existsSync(path.join(artifacts, "agent-stdout.txt"))).toBe(true);
     if (agent.transcript) {
       expect(readdirSync(path.join(artifacts, "transcripts")).length).toBeGreaterThan(1);
@@ -217,16 +167,13 @@ describe.each(AGENTS)("$name against the scripted model server, in bubblewrap", 
   });
 
   it("writes an unrelated file and runs a shell command as scripted: graded, not resolved", () => {
-    const trial = readTrial(runId, FAILING);
+    const trial = lab.readTrial(runId, FAILING.id);
     expect(trial.outcome).toEqual({ kind: "graded" });
     expect(trial.resolved).toBe(false);
-    const patch = readFileSync(
-      path.join(runsDir, runId, "trials", FAILING, "1", "patch.diff"),
-      "utf8",
-    );
+    const patch = lab.readPatch(runId, FAILING.id);
     expect(patch).toContain("+++ b/NOTES.md");
     expect(patch).toContain("+Looked at the parser; no change made.");
-    const main = mainCalls(scripts[1]?.match ?? "");
+    const main = mainCalls(FAILING.match);
     expect(main.map((request) => request.step)).toEqual([0, 1, 2]);
     // The shell command's output came back to the model as the next step's tool result.
     expect(JSON.stringify(main[2]?.body)).toContain("Looked at the parser");
@@ -235,10 +182,7 @@ describe.each(AGENTS)("$name against the scripted model server, in bubblewrap", 
 
 describe("the report over the agents' runs", () => {
   it("has one row per agent with its resolve rate, cost and tokens", async () => {
-    const result = await runLab(
-      ["report", "--suite", "starter", "--json", "--evals-dir", evalsDir, "--runs-dir", runsDir],
-      { cwd: root },
-    );
+    const result = await lab.report(["--json"]);
     expect(result.code).toBe(0);
     const rows = JSON.parse(result.stdout) as Record<string, unknown>[];
     for (const agent of AGENTS) {

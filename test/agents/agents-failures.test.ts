@@ -2,38 +2,18 @@
  * Agent CLIs when things go wrong: not installed, credentials missing, a dead model endpoint, a
  * CLI killed at the time limit (its partial change and telemetry are still kept), bad flags.
  */
-import { cpSync, existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TrialResult } from "../../src/core/index.js";
-import { runLab } from "../helpers/lab.js";
-import {
-  MAIN_USAGE,
-  startModelServer,
-  type ModelServer,
-  type Script,
-} from "../helpers/model-server/index.js";
-import { repoRoot, sharedToolsDir, tempDir } from "../helpers/temp.js";
+import { MAIN_USAGE, startModelServer, type ModelServer } from "../helpers/model-server/index.js";
+import { tempDir } from "../helpers/temp.js";
+import { EDIT, LIST, makeAgentLab, READ, RESOLVING } from "./helpers.js";
 
-const root = tempDir("lab-agent-failures-");
-const evalsDir = path.join(root, "evals");
-const runsDir = path.join(root, "runs");
-const TASK = "textkit-slugify-max-length";
-
-const fix: Script = {
-  match: "slugify(max_length=...) can leave a dangling separator",
-  steps: [
-    { kind: "shell", command: "ls src/textkit" },
-    { kind: "read", path: "src/textkit/slug.py" },
-    {
-      kind: "edit",
-      path: "src/textkit/slug.py",
-      oldString: "        slug = slug[:max_length]\n",
-      newString: "        slug = slug[:max_length].rstrip(sep)\n",
-    },
-    { kind: "finish", text: "Fixed." },
-  ],
-};
+const lab = makeAgentLab({
+  prefix: "lab-agent-failures-",
+  tools: ["claude-code", "opencode", "qwen-code"],
+});
+const TASK = RESOLVING.id;
 
 /** Credentials of every agent blanked, so a test sets exactly the ones it means. */
 const NO_CREDENTIALS = Object.fromEntries(
@@ -48,44 +28,9 @@ const NO_CREDENTIALS = Object.fromEntries(
   ].map((name) => [name, ""]),
 );
 
-beforeAll(async () => {
-  cpSync(path.join(repoRoot, "evals", "starter"), path.join(evalsDir, "starter"), {
-    recursive: true,
-  });
-  const install = await runLab(["tools", "install", "claude-code", "opencode", "qwen-code"], {
-    cwd: root,
-    env: { LAB_TOOLS_DIR: sharedToolsDir },
-  });
-  expect(install.code).toBe(0);
-}, 900_000);
-
-function run(tool: string, runId: string, extra: string[], env: Record<string, string>) {
-  return runLab(
-    [
-      "run",
-      tool,
-      "--suite",
-      "starter",
-      "--tasks",
-      TASK,
-      "--run-id",
-      runId,
-      "--evals-dir",
-      evalsDir,
-      "--runs-dir",
-      runsDir,
-      "--display",
-      "plain",
-      ...extra,
-    ],
-    { cwd: root, env: { LAB_TOOLS_DIR: sharedToolsDir, ...NO_CREDENTIALS, ...env } },
-  );
-}
-
-function trial(runId: string): TrialResult {
-  return JSON.parse(
-    readFileSync(path.join(runsDir, runId, "trials", TASK, "1", "result.json"), "utf8"),
-  ) as TrialResult;
+/** `lab run TOOL` on TASK with only the credentials in `env`. */
+function run(tool: string, runId: string, args: string[], env: Record<string, string>) {
+  return lab.run({ tool, runId, tasks: [TASK], args, env: { ...NO_CREDENTIALS, ...env } });
 }
 
 describe("before any trial starts", () => {
@@ -96,15 +41,15 @@ describe("before any trial starts", () => {
       "claude-code needs ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN or CLAUDE_CODE_OAUTH_TOKEN",
     );
     expect(result.stderr).toContain("Export ANTHROPIC_API_KEY");
-    expect(existsSync(path.join(runsDir, "no-key", "trials"))).toBe(false);
+    expect(existsSync(path.join(lab.runsDir, "no-key", "trials"))).toBe(false);
   });
 
   it("says how to install a tool that is not installed", async () => {
     const empty = tempDir("lab-no-tools-");
-    const result = await runLab(
-      ["run", "codex", "--suite", "starter", "--evals-dir", evalsDir, "--runs-dir", runsDir],
-      { cwd: root, env: { LAB_TOOLS_DIR: empty, OPENAI_API_KEY: "sk-dummy" } },
-    );
+    const result = await run("codex", "not-installed", [], {
+      LAB_TOOLS_DIR: empty,
+      OPENAI_API_KEY: "sk-dummy",
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`codex is not installed in ${empty}`);
     expect(result.stderr).toContain("lab tools install codex");
@@ -127,9 +72,9 @@ describe("before any trial starts", () => {
 
 describe("lab tools", () => {
   it("lists agents with their installed version and credential state", async () => {
-    const result = await runLab(["tools", "list", "--json"], {
-      cwd: root,
-      env: { LAB_TOOLS_DIR: sharedToolsDir, ...NO_CREDENTIALS, ANTHROPIC_API_KEY: "sk" },
+    const result = await lab.tools(["list", "--json"], {
+      ...NO_CREDENTIALS,
+      ANTHROPIC_API_KEY: "sk",
     });
     expect(result.code).toBe(0);
     const rows = result.stdout
@@ -147,20 +92,16 @@ describe("lab tools", () => {
   });
 
   it("refuses unknown tools and reports a version that does not exist", async () => {
-    const unknown = await runLab(["tools", "install", "cursor"], { cwd: root });
+    const unknown = await lab.tools(["install", "cursor"]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('lab has no adapter for "cursor"');
     const scratch = tempDir("lab-tools-bad-");
-    const missing = await runLab(["tools", "install", "qwen-code", "--version", "0.0.0-none"], {
-      cwd: root,
-      env: { LAB_TOOLS_DIR: scratch },
+    const missing = await lab.tools(["install", "qwen-code", "--version", "0.0.0-none"], {
+      LAB_TOOLS_DIR: scratch,
     });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("Installing @qwen-code/qwen-code@0.0.0-none with npm failed");
-    const list = await runLab(["tools", "list", "--json"], {
-      cwd: root,
-      env: { LAB_TOOLS_DIR: scratch },
-    });
+    const list = await lab.tools(["list", "--json"], { LAB_TOOLS_DIR: scratch });
     expect(list.stdout).toContain('"name":"qwen-code","kind":"agent"');
     expect(list.stdout).toContain('"installed":null');
   }, 120_000);
@@ -170,7 +111,9 @@ describe("a dead or stuck model endpoint", () => {
   let server: ModelServer;
   beforeAll(async () => {
     server = await startModelServer({
-      scripts: [fix],
+      scripts: [
+        { match: RESOLVING.match, steps: [LIST, READ, EDIT, { kind: "finish", text: "Fixed." }] },
+      ],
       failWith: (request) =>
         request.path.startsWith("/dead/")
           ? { kind: "status", status: 500, message: "scripted outage" }
@@ -193,7 +136,7 @@ describe("a dead or stuck model endpoint", () => {
       { ANTHROPIC_API_KEY: "sk-ant-dummy" },
     );
     expect(result.code).toBe(0);
-    const record = trial("dead-claude");
+    const record = lab.readTrial("dead-claude", TASK);
     expect(record.outcome.kind).toBe("tool_crashed");
     expect(record.outcome.kind === "tool_crashed" && record.outcome.message).toMatch(/\S/);
     expect(record.resolved).toBe(false);
@@ -207,7 +150,7 @@ describe("a dead or stuck model endpoint", () => {
       ["--base-url", `${server.url}/denied/v1`, "--model", "mock-model"],
       { OPENAI_API_KEY: "sk-dummy" },
     );
-    const record = trial("dead-qwen");
+    const record = lab.readTrial("dead-qwen", TASK);
     expect(record.outcome.kind).toBe("tool_crashed");
     expect(record.outcome.kind === "tool_crashed" && record.outcome.message).toContain(
       "scripted bad key",
@@ -222,7 +165,7 @@ describe("a dead or stuck model endpoint", () => {
       ["--base-url", `${server.url}/hang/v1`, "--model", "mock-model", "--timeout", "40s"],
       { OPENAI_API_KEY: "sk-dummy" },
     );
-    const record = trial("hang-opencode");
+    const record = lab.readTrial("hang-opencode", TASK);
     expect(record.outcome).toEqual({ kind: "tool_timeout" });
     // The edit (step 2) landed before the model hung on step 3: the change resolves the task.
     expect(record.resolved).toBe(true);

@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { readProofFile } from "../../src/suite/index.js";
 import { runLab } from "../helpers/lab.js";
 import { repoRoot, sharedCacheDir, tempDir } from "../helpers/temp.js";
 
@@ -47,11 +48,9 @@ describe("the starter suite, end to end", () => {
     const result = await runLab(at("gen", "--suite", "starter"), { cwd: root });
     expect(result.stderr).not.toContain("NOT proven");
     expect(result.code).toBe(0);
-    const proof = JSON.parse(
-      readFileSync(path.join(evalsDir, "starter", "proof.json"), "utf8"),
-    ) as { proofs: { valid: boolean }[] };
-    expect(proof.proofs.length).toBeGreaterThanOrEqual(8);
-    expect(proof.proofs.every((entry) => entry.valid)).toBe(true);
+    const proofs = (await readProofFile(path.join(evalsDir, "starter")))?.proofs ?? [];
+    expect(proofs.length).toBeGreaterThanOrEqual(8);
+    expect(proofs.every((entry) => entry.valid)).toBe(true);
   }, 300_000);
 
   it("resolves every task with gold, none with noop, and reports both rows", async () => {

@@ -42,7 +42,11 @@ describe("environments", () => {
     const options = {
       ...testEnvironment(),
       cacheDir,
-      uv: await ensureUv({ toolsDir: path.join(root, "tools"), pathEnv: process.env.PATH ?? "" }),
+      uv: await ensureUv({
+        toolsDir: path.join(root, "tools"),
+        pathEnv: process.env.PATH ?? "",
+        home: os.homedir(),
+      }),
     };
     const wanted = spec(["iniconfig==2.0.0"]);
     const results = await Promise.all([1, 2, 3].map(() => prepareEnvironment(wanted, options)));
@@ -122,11 +126,17 @@ describe("environments", () => {
     const uv = await ensureUv({
       toolsDir: path.join(root, "tools"),
       pathEnv: process.env.PATH ?? "",
+      home: os.homedir(),
     });
-    const found = await findPython("3.9", { pyenvRoot, pathEnv: process.env.PATH ?? "", uv });
+    const found = await findPython("3.9", {
+      pyenvRoot,
+      pathEnv: process.env.PATH ?? "",
+      home: os.homedir(),
+      uv,
+    });
     expect(found.version).toMatch(/^3\.9\.\d+$/);
     await expect(
-      findPython("2.5", { pyenvRoot, pathEnv: "/nonexistent", uv }),
+      findPython("2.5", { pyenvRoot, pathEnv: "/nonexistent", home: os.homedir(), uv }),
     ).rejects.toMatchObject({
       code: "PYTHON_NOT_FOUND",
       message: expect.stringContaining("No Python 2.5 found") as string,
@@ -147,7 +157,13 @@ describe("environments", () => {
     chmodSync(uv, 0o755);
     const failedDownloads = path.join(root, "offline-cache", "python-downloads.json");
     const find = () =>
-      findPython("3.99.1", { pyenvRoot, pathEnv: "/nonexistent", uv, failedDownloads });
+      findPython("3.99.1", {
+        pyenvRoot,
+        pathEnv: "/nonexistent",
+        home: os.homedir(),
+        uv,
+        failedDownloads,
+      });
     // An exact release also falls back to its minor version (3.99), a download of its own.
     const installs = () =>
       readFileSync(calls, "utf8")
@@ -188,6 +204,7 @@ describe("environments", () => {
     const toolsDir = path.join(root, "fresh-tools");
     const uv = await ensureUv({
       toolsDir,
+      home: os.homedir(),
       pathEnv:
         path.dirname(process.execPath) +
         ":/usr/local/bin:/usr/bin:/bin" +

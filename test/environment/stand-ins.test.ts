@@ -52,7 +52,7 @@ async function gradeEnvironment(name: string) {
   const dir = path.join(root, name);
   mkdirSync(dir, { recursive: true });
   const gradeEnv = await createGradeEnvironment(prepared, dir, {
-    pathEnv: options.pathEnv,
+    ...options,
     timeoutMs: 120_000,
   });
   return { prepared, gradeEnv, dir };

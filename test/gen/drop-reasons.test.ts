@@ -1,11 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { Grade } from "../../src/core/index.js";
-import {
-  classifyProofs,
-  judgeProof,
-  renderGenSection,
-  type ValidationProof,
-} from "../../src/gen/index.js";
+import type { Grade, ValidationProof } from "../../src/core/index.js";
+import { classifyProofs } from "../../src/gen/drop-reasons.js";
+import { judgeProof } from "../../src/gen/prove.js";
+import { renderGenSection } from "../../src/gen/tier-readme.js";
 
 function grade(fields: Partial<Grade>): Grade {
   return {

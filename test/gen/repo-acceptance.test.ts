@@ -1,7 +1,7 @@
 import { cpSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkoutTask } from "../../src/grader/index.js";
+import { checkoutTask } from "../../src/suite/index.js";
 import { git } from "../../src/git/index.js";
 import { loadSuite, loadTask } from "../../src/suite/index.js";
 import { runLab, type CliResult } from "../helpers/lab.js";

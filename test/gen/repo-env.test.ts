@@ -1,13 +1,8 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  choosePython,
-  inferEnvironment,
-  readProjectFacts,
-  readToml,
-  satisfiesSpecifier,
-  testRequirementFiles,
-} from "../../src/gen/index.js";
+import { inferEnvironment } from "../../src/gen/repo/infer-env.js";
+import { readProjectFacts, readToml, testRequirementFiles } from "../../src/gen/repo/project.js";
+import { choosePython, satisfiesSpecifier } from "../../src/gen/repo/python-choice.js";
 import { testEnvironment } from "../helpers/lab.js";
 import { PrHistory } from "../helpers/pr-history.js";
 import { tempDir } from "../helpers/temp.js";

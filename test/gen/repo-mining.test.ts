@@ -2,15 +2,10 @@ import { createServer, type Server } from "node:http";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  cleanMessage,
-  generateRepoSuite,
-  issueTextFromCommits,
-  linkedIssues,
-  mineChanges,
-  repoNameOf,
-  type MiningResult,
-} from "../../src/gen/index.js";
+import { generateRepoSuite } from "../../src/gen/index.js";
+import { repoNameOf } from "../../src/gen/repo/generate-suite.js";
+import { mineChanges, type MiningResult } from "../../src/gen/repo/mining.js";
+import { cleanMessage, issueTextFromCommits, linkedIssues } from "../../src/gen/repo/text.js";
 import { listPatchFiles } from "../../src/core/index.js";
 import { runLab } from "../helpers/lab.js";
 import { PrHistory } from "../helpers/pr-history.js";

@@ -1,13 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { renderRepoGenSection, renderSamplingReport } from "../../src/gen/repo/report.js";
 import {
   largestMixedTotal,
   parseMix,
   profileTask,
   quotas,
-  renderRepoGenSection,
-  renderSamplingReport,
   type Profile,
-} from "../../src/gen/index.js";
+} from "../../src/gen/repo/sampling.js";
 
 /** A diff changing `lines` lines in each of `files` files under `folder`. */
 function patch(files: number, lines: number, folder = "src/pkg"): string {

@@ -1,15 +1,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  generateRepoSuite,
-  judgeRun,
-  judgeRuns,
-  ownTests,
-  type ProofRun,
-  type RepoGenOptions,
-  type RepoGenResult,
-} from "../../src/gen/index.js";
+import { generateRepoSuite, type RepoGenOptions, type RepoGenResult } from "../../src/gen/index.js";
+import { judgeRun, judgeRuns, ownTests, type ProofRun } from "../../src/gen/repo/validate.js";
 import { testEnvironment } from "../helpers/lab.js";
 import { pyproject } from "../helpers/fixture-suite.js";
 import { PrHistory } from "../helpers/pr-history.js";

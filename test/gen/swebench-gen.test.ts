@@ -2,18 +2,18 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { EnvironmentEntry, SwebenchRow } from "../../src/datasets/index.js";
+import {
+  predictionChanges,
+  readPredictions,
+  type EnvironmentEntry,
+  type SwebenchRow,
+} from "../../src/datasets/index.js";
 import { generateSwebench, type SwebenchGenResult } from "../../src/gen/index.js";
-import type { Tool } from "../../src/core/index.js";
+import type { ChangeSource } from "../../src/core/index.js";
 import { renderSwebenchReport } from "../../src/report/swebench-format.js";
 import { runSuite } from "../../src/runner/index.js";
 import { readRunRecord, runPaths } from "../../src/store/index.js";
-import {
-  createGoldTool,
-  createNoopTool,
-  createPredictionsTool,
-  readPredictions,
-} from "../../src/tools/index.js";
+import { createGoldTool, createNoopTool } from "../../src/tools/index.js";
 import { pyproject } from "../helpers/fixture-suite.js";
 import { runLab, testEnvironment } from "../helpers/lab.js";
 import { sharedCacheDir, tempDir } from "../helpers/temp.js";
@@ -291,7 +291,7 @@ describe("lab gen --suite swebench", () => {
 });
 
 describe("grading the generated suite", () => {
-  const runConfig = async (tool: Tool, runId: string, taskIds?: string[]) => {
+  const runConfig = async (source: ChangeSource, runId: string, taskIds?: string[]) => {
     const { resolveRunConfig, resolveSettings, configFileSchema } =
       await import("../../src/config/index.js");
     const settings = resolveSettings(
@@ -304,7 +304,7 @@ describe("grading the generated suite", () => {
       env: process.env,
       file: configFileSchema.parse({}),
       settings,
-      tool,
+      source,
       labVersion: "test",
       signal: new AbortController().signal,
     });
@@ -313,9 +313,17 @@ describe("grading the generated suite", () => {
   const never = new AbortController().signal;
 
   it("resolves every kept task with gold and none with noop", async () => {
-    const gold = await runSuite(await runConfig(createGoldTool(), "gold"), quiet, never);
+    const gold = await runSuite(
+      await runConfig({ kind: "tool", tool: createGoldTool() }, "gold"),
+      quiet,
+      never,
+    );
     expect(gold.summary).toMatchObject({ trials: 1, resolved: 1, infraErrors: 0 });
-    const noop = await runSuite(await runConfig(createNoopTool(), "noop"), quiet, never);
+    const noop = await runSuite(
+      await runConfig({ kind: "tool", tool: createNoopTool() }, "noop"),
+      quiet,
+      never,
+    );
     expect(noop.summary).toMatchObject({ trials: 1, resolved: 0, infraErrors: 0 });
   }, 300_000);
 
@@ -327,7 +335,7 @@ describe("grading the generated suite", () => {
     );
     const predictions = readPredictions(file);
     const run = await runSuite(
-      await runConfig(createPredictionsTool(predictions), "preds", ["acme__widget-1"]),
+      await runConfig(predictionChanges(predictions, file), "preds", ["acme__widget-1"]),
       quiet,
       never,
     );
@@ -363,7 +371,9 @@ describe("grading the generated suite", () => {
       JSON.stringify([{ instance_id: "acme__widget-1", model_name_or_path: "m", model_patch: "" }]),
     );
     const empty = await runSuite(
-      await runConfig(createPredictionsTool(readPredictions(mixed)), "empty", ["acme__widget-1"]),
+      await runConfig(predictionChanges(readPredictions(mixed), mixed), "empty", [
+        "acme__widget-1",
+      ]),
       quiet,
       never,
     );
@@ -392,7 +402,7 @@ describe("grading the generated suite", () => {
       ]),
     );
     const broken = await runSuite(
-      await runConfig(createPredictionsTool(readPredictions(garbage)), "garbage", [
+      await runConfig(predictionChanges(readPredictions(garbage), garbage), "garbage", [
         "acme__widget-1",
       ]),
       quiet,

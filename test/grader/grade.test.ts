@@ -80,6 +80,11 @@ describe("gradeChange", () => {
     expect(grade.failToPass).toEqual({ "tests/test_add.py::test_two": true });
     expect(grade.environmentKey).toMatch(/^py3\.11\.\d+-[0-9a-f]{16}$/);
     const log = readFileSync(opts.logFile, "utf8");
+    // The log opens with the grade's plan, made before any step ran.
+    expect(log.startsWith(`# lab grade: fixture/adder at ${task.info.baseCommit}\n# plan:\n`)).toBe(
+      true,
+    );
+    expect(log).toContain("#   tests: pytest -rA tests/test_add.py\n");
     expect(log).toContain(">>>>> Start Test Output");
     expect(log).toContain("PASSED tests/test_add.py::test_two");
   });

@@ -3,7 +3,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { installScript } from "../../src/grader/install.js";
+import { installScript } from "../../src/grader/install-project.js";
 import { tempDir } from "../helpers/temp.js";
 
 describe("installScript", () => {

@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { suiteLayout } from "../../src/suite/index.js";
 
 /** Files of a tiny project, path to content. */
 export type Files = Readonly<Record<string, string>>;
@@ -73,8 +74,8 @@ export function writeFixtureSuite(
   for (const task of tasks) {
     const repoDir = path.join(suiteDir, "repos", task.id);
     writeFiles(repoDir, task.base);
-    const taskDir = path.join(suiteDir, "tasks", task.id);
-    const oracleDir = path.join(suiteDir, "oracle", task.id);
+    const taskDir = suiteLayout(suiteDir).taskDir(task.id);
+    const oracleDir = suiteLayout(suiteDir).oracleDir(task.id);
     mkdirSync(taskDir, { recursive: true });
     mkdirSync(oracleDir, { recursive: true });
     writeFileSync(path.join(taskDir, "setup.sh"), SETUP_SH);

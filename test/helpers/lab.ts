@@ -1,6 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import { main } from "../../src/cli/main.js";
+import { uvPassEnvFrom } from "../../src/config/index.js";
 import type { EnvironmentOptions } from "../../src/environment/index.js";
 import { sharedCacheDir } from "./temp.js";
 
@@ -9,6 +10,8 @@ export function testEnvironment(signal?: AbortSignal): EnvironmentOptions {
   return {
     cacheDir: sharedCacheDir,
     pathEnv: process.env.PATH ?? "/usr/bin:/bin",
+    home: os.homedir(),
+    uvPassEnv: uvPassEnvFrom(process.env),
     pyenvRoot: process.env.PYENV_ROOT ?? path.join(os.homedir(), ".pyenv"),
     uv: process.env.LAB_UV,
     timeoutMs: 10 * 60_000,

@@ -10,6 +10,7 @@ import {
 } from "../../src/config/index.js";
 import type { RunEvent, TrialResult } from "../../src/core/index.js";
 import { runSuite, type RunResult } from "../../src/runner/index.js";
+import { suiteLayout } from "../../src/suite/index.js";
 import { createCommandTool } from "../../src/tools/index.js";
 import { addTask, writeFixtureSuite } from "../helpers/fixture-suite.js";
 import { repoRoot, sharedCacheDir } from "../helpers/temp.js";
@@ -94,7 +95,7 @@ export function makeLab(): Lab {
             : { defaults: { maxProcesses: options.maxProcesses } },
         ),
         settings,
-        tool,
+        source: { kind: "tool", tool },
         labVersion: "test",
         signal: new AbortController().signal,
       });
@@ -141,5 +142,6 @@ export function toolLog(runDir: string, trial: TrialResult): string {
 
 /** The hidden test patch of a fixture task. */
 export function testPatchOf(lab: Lab, taskId: string): string {
-  return readFileSync(path.join(lab.evalsDir, "fixture", "oracle", taskId, "test.patch"), "utf8");
+  const oracleDir = suiteLayout(path.join(lab.evalsDir, "fixture")).oracleDir(taskId);
+  return readFileSync(path.join(oracleDir, "test.patch"), "utf8");
 }

@@ -63,7 +63,7 @@ function config(
     env: process.env,
     file: configFileSchema.parse({}),
     settings,
-    tool,
+    source: { kind: "tool", tool },
     labVersion: "test",
     signal: new AbortController().signal,
   });

@@ -30,7 +30,7 @@ function config(flags: Partial<RunFlags> = {}, file: unknown = {}) {
     env,
     file: configFileSchema.parse(file),
     settings: resolveSettings({ evalsDir, runsDir: path.join(root, "runs") }, env, root),
-    tool: createNoopTool(),
+    source: { kind: "tool", tool: createNoopTool() },
     labVersion: "test",
     signal: new AbortController().signal,
   });

@@ -2,7 +2,12 @@ import { chmod, mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { EnvironmentSpec, TaskInfo } from "../../core/index.js";
 import { measureDifficulty } from "../difficulty.js";
-import { renderPrompt } from "../../suite/index.js";
+import {
+  CACHE_FROM_TASK_DIR,
+  renderPrompt,
+  setupScriptOf,
+  suiteLayout,
+} from "../../suite/index.js";
 import type { SwebenchRow } from "./row.js";
 
 /** The check.sh every task shares: grading is lab's, on the host. */
@@ -20,7 +25,7 @@ export function renderSetupScript(row: SwebenchRow): string {
 # with its history up to that commit and nothing later.
 set -euo pipefail
 here="$(cd "$(dirname "\${BASH_SOURCE[0]}")" && pwd)"
-base_repo="$here/../../.cache/bases/${row.instance_id}.git"
+base_repo="$here/${CACHE_FROM_TASK_DIR}/bases/${row.instance_id}.git"
 if [ ! -d "$base_repo" ]; then
   echo "setup.sh: $base_repo is missing; run: lab gen --suite swebench --instances ${row.instance_id}" >&2
   exit 2
@@ -53,8 +58,9 @@ export async function renderTask(
   task: RenderedTask,
   options: { hints: boolean },
 ): Promise<void> {
-  const taskDir = path.join(suiteDir, "tasks", row.instance_id);
-  const oracleDir = path.join(suiteDir, "oracle", row.instance_id);
+  const layout = suiteLayout(suiteDir);
+  const taskDir = layout.taskDir(row.instance_id);
+  const oracleDir = layout.oracleDir(row.instance_id);
   await rm(taskDir, { recursive: true, force: true });
   await rm(oracleDir, { recursive: true, force: true });
   await mkdir(taskDir, { recursive: true });
@@ -63,9 +69,9 @@ export async function renderTask(
     path.join(taskDir, "prompt.txt"),
     renderPrompt(row.problem_statement, options.hints ? row.hints_text : undefined),
   );
-  await writeFile(path.join(taskDir, "setup.sh"), renderSetupScript(row));
+  await writeFile(setupScriptOf(taskDir), renderSetupScript(row));
   await writeFile(path.join(taskDir, "check.sh"), CHECK_SH);
-  await chmod(path.join(taskDir, "setup.sh"), 0o755);
+  await chmod(setupScriptOf(taskDir), 0o755);
   await chmod(path.join(taskDir, "check.sh"), 0o755);
   await writeFile(path.join(taskDir, "task.json"), `${JSON.stringify(task.info, null, 2)}\n`);
   await writeFile(path.join(oracleDir, "gold.patch"), row.patch);

@@ -4,6 +4,7 @@ import path from "node:path";
 import { LabError } from "../../core/index.js";
 import { fetchCommitWithTags, git, tryGit } from "../../git/index.js";
 import { withLock } from "../../store/index.js";
+import { CACHE_FROM_TASK_DIR } from "../../suite/index.js";
 import { isGitRepository } from "./infer-env.js";
 
 /** The suite's base repository: one branch `lab/<task id>` per task, at its base commit. */
@@ -114,7 +115,7 @@ export function renderRepoSetupScript(repo: string, id: string, commit: string):
 # with its history up to that commit and nothing later.
 set -euo pipefail
 here="$(cd "$(dirname "\${BASH_SOURCE[0]}")" && pwd)"
-base_repo="$here/../../.cache/base.git"
+base_repo="$here/${CACHE_FROM_TASK_DIR}/base.git"
 commit=${commit}
 if [ ! -d "$base_repo" ]; then
   echo "setup.sh: $base_repo is missing; run lab gen --from-repo again for this suite" >&2

@@ -98,6 +98,7 @@ export async function inferEnvironment(options: InferOptions): Promise<InferredE
     explicit: options.environment.uv,
     toolsDir: path.join(options.environment.cacheDir, "tools"),
     pathEnv: options.environment.pathEnv,
+    home: options.environment.home,
     signal: options.signal,
   });
   const interpreter = await findPython(choice.version, {
@@ -247,7 +248,7 @@ async function resolvePins(
         {
           cwd: tree,
           env: {
-            ...uvEnvironment(input.environment.pathEnv),
+            ...uvEnvironment(input.environment),
             SETUPTOOLS_SCM_PRETEND_VERSION: "0.0.0",
           },
           timeoutMs: 600_000,

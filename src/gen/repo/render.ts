@@ -2,7 +2,7 @@ import { chmod, mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { EnvironmentSpec, Oracle, Task, TaskInfo, TaskMetadata } from "../../core/index.js";
 import { CHECK_SH } from "../../datasets/index.js";
-import { renderPrompt } from "../../suite/index.js";
+import { renderPrompt, setupScriptOf, suiteLayout } from "../../suite/index.js";
 import { renderRepoSetupScript } from "./base-repo.js";
 import type { Candidate } from "./mining.js";
 
@@ -31,8 +31,9 @@ export function repoTaskInfo(draft: RepoTaskDraft): TaskInfo {
 /** Writes a repo task's folder and oracle in lab's task format, replacing what was there. */
 export async function renderRepoTask(suiteDir: string, draft: RepoTaskDraft): Promise<Task> {
   const { candidate } = draft;
-  const taskDir = path.join(suiteDir, "tasks", candidate.id);
-  const oracleDir = path.join(suiteDir, "oracle", candidate.id);
+  const layout = suiteLayout(suiteDir);
+  const taskDir = layout.taskDir(candidate.id);
+  const oracleDir = layout.oracleDir(candidate.id);
   await rm(taskDir, { recursive: true, force: true });
   await rm(oracleDir, { recursive: true, force: true });
   await mkdir(taskDir, { recursive: true });
@@ -40,11 +41,11 @@ export async function renderRepoTask(suiteDir: string, draft: RepoTaskDraft): Pr
   const prompt = renderPrompt(draft.issue);
   await writeFile(path.join(taskDir, "prompt.txt"), prompt);
   await writeFile(
-    path.join(taskDir, "setup.sh"),
+    setupScriptOf(taskDir),
     renderRepoSetupScript(draft.repo, candidate.id, candidate.base),
   );
   await writeFile(path.join(taskDir, "check.sh"), CHECK_SH);
-  await chmod(path.join(taskDir, "setup.sh"), 0o755);
+  await chmod(setupScriptOf(taskDir), 0o755);
   await chmod(path.join(taskDir, "check.sh"), 0o755);
   const info = repoTaskInfo(draft);
   await writeFile(path.join(taskDir, "task.json"), `${JSON.stringify(info, null, 2)}\n`);
@@ -94,6 +95,7 @@ export async function writeTaskInfo(taskDir: string, info: TaskInfo): Promise<vo
 
 /** Removes a task's folder and oracle. */
 export async function removeRepoTask(suiteDir: string, id: string): Promise<void> {
-  await rm(path.join(suiteDir, "tasks", id), { recursive: true, force: true });
-  await rm(path.join(suiteDir, "oracle", id), { recursive: true, force: true });
+  const layout = suiteLayout(suiteDir);
+  await rm(layout.taskDir(id), { recursive: true, force: true });
+  await rm(layout.oracleDir(id), { recursive: true, force: true });
 }

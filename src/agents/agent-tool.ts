@@ -4,7 +4,7 @@ import { copyFile, lstat, mkdir, mkdtemp, open, realpath, rm, writeFile } from "
 import os from "node:os";
 import path from "node:path";
 import { LabError, quoteShell, type Telemetry, type Tool } from "../core/index.js";
-import { findInstalled, type InstalledAgent } from "./install.js";
+import { findInstalled, type InstalledAgent } from "./install-agent.js";
 import { priceTelemetry, type PriceTable } from "./pricing.js";
 import type { AgentAdapter, AgentOutcome, AgentSettings } from "./types.js";
 

@@ -7,7 +7,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { SandboxLimits, SandboxProvider } from "../../src/core/index.js";
-import { defaultGradeProvider, gradeHiddenPaths, pathsNamedBy } from "../../src/grader/confine.js";
+import {
+  defaultGradeProvider,
+  gradeHiddenPaths,
+  pathsNamedBy,
+} from "../../src/grader/grade-sandbox.js";
 import { gradeChange, type GradeOptions } from "../../src/grader/index.js";
 import { resolveSandboxProvider } from "../../src/sandbox/index.js";
 import { loadOracle, loadSuite, loadTask } from "../../src/suite/index.js";

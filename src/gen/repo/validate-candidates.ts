@@ -1,10 +1,15 @@
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { errorMessage, type EnvironmentSpec, type Reporter } from "../../core/index.js";
+import {
+  errorMessage,
+  type EnvironmentSpec,
+  type Reporter,
+  type RepoTaskProof,
+} from "../../core/index.js";
 import type { EnvironmentOptions } from "../../environment/index.js";
 import { writeJsonAtomic } from "../../store/index.js";
+import { readProofFile, suiteLayout } from "../../suite/index.js";
+import { writeProofFile } from "../prove.js";
 import { addTaskBase, removeTaskBase } from "./base-repo.js";
 import { inferEnvironment } from "./infer-env.js";
 import { isSourcePath, type Candidate } from "./mining.js";
@@ -18,8 +23,9 @@ import {
 } from "./render.js";
 import type { RepoDrop } from "./report.js";
 import { profileTask, quotas, type Mix, type Profile } from "./sampling.js";
+import { runWithQuotas } from "./quota-pool.js";
 import type { IssueText } from "./text.js";
-import { validateCandidate, type ProofRun } from "./validate.js";
+import { validateCandidate } from "./validate.js";
 
 /** A candidate ready to validate: its text and profile. */
 export interface PreparedCandidate {
@@ -30,8 +36,8 @@ export interface PreparedCandidate {
 
 /** Where and how to validate. */
 export interface ValidationPlan {
+  /** evals/NAME; its cache holds the base repository and the proof logs. */
   readonly suiteDir: string;
-  readonly cacheDir: string;
   /** The repository mined (for the base repository and the environment). */
   readonly source: string;
   /** "owner/name" or the folder name. */
@@ -68,19 +74,6 @@ export interface CandidateTiming {
   readonly validateMs: number;
   readonly proofRuns: number;
   readonly reused: boolean;
-}
-
-interface StoredProof {
-  readonly fingerprint: string;
-  readonly kept: boolean;
-  readonly category: string | null;
-  readonly reason: string | null;
-  readonly failToPass: readonly string[];
-  readonly passToPass: readonly string[];
-  readonly failing: readonly string[];
-  readonly environment: EnvironmentSpec | null;
-  readonly notes: readonly string[];
-  readonly runs: readonly Omit<ProofRun, "gold" | "before">[];
 }
 
 /** Bumped when validation judges differently, so proofs made the old way are not reused. */
@@ -125,11 +118,8 @@ export async function validateCandidates(
   plan: ValidationPlan,
   reporter: Reporter,
 ): Promise<{ kept: KeptTask[]; dropped: RepoDrop[]; timings: CandidateTiming[] }> {
-  const proofFile = path.join(plan.suiteDir, "proof.json");
-  const stored: Record<string, StoredProof> = existsSync(proofFile)
-    ? ((JSON.parse(await readFile(proofFile, "utf8")) as { tasks?: Record<string, StoredProof> })
-        .tasks ?? {})
-    : {};
+  const { cacheDir } = suiteLayout(plan.suiteDir);
+  const stored: Record<string, RepoTaskProof> = { ...(await readProofFile(plan.suiteDir))?.tasks };
   const kept: KeptTask[] = [];
   const dropped: RepoDrop[] = [];
   const timings: CandidateTiming[] = [];
@@ -141,7 +131,6 @@ export async function validateCandidates(
       : plan.quota.mix === undefined
         ? { all: plan.quota.total }
         : quotas(plan.quota.mix, plan.quota.total);
-  const inFlight = new Map<string, number>();
   let done = 0;
   const log = (message: string): void => {
     reporter.emit({
@@ -157,7 +146,7 @@ export async function validateCandidates(
     const drop = async (category: string, reason: string): Promise<false> => {
       dropped.push({ id, commit: candidate.commit, subject: candidate.subject, category, reason });
       await removeRepoTask(plan.suiteDir, id);
-      await removeTaskBase(plan.cacheDir, id);
+      await removeTaskBase(cacheDir, id);
       log(`${id}: dropped: ${reason}`);
       return false;
     };
@@ -193,7 +182,7 @@ export async function validateCandidates(
         date: candidate.baseDate,
         python: plan.python,
         environment: plan.environment,
-        cacheDir: plan.cacheDir,
+        cacheDir,
         signal: plan.signal,
       }).catch((error: unknown) => ({
         ok: false as const,
@@ -214,7 +203,7 @@ export async function validateCandidates(
           notes: [],
           runs: [],
         };
-        await writeJsonAtomic(proofFile, { tasks: stored });
+        await writeProofFile(plan.suiteDir, { tasks: stored });
         timings.push(timing);
         return drop(inferred.category, inferred.reason);
       }
@@ -222,7 +211,7 @@ export async function validateCandidates(
       notes = inferred.notes;
     }
     const renderStart = performance.now();
-    await addTaskBase(plan.source, plan.cacheDir, id, candidate.base, plan.signal);
+    await addTaskBase(plan.source, cacheDir, id, candidate.base, plan.signal);
     const metadata = {
       kind: candidate.kind,
       date: candidate.date.slice(0, 10),
@@ -257,7 +246,7 @@ export async function validateCandidates(
       environmentNotes: notes,
     });
     timing.renderMs = Math.round(performance.now() - renderStart);
-    let proof: StoredProof;
+    let proof: RepoTaskProof;
     if (reuse && earlier.kept) {
       proof = earlier;
     } else {
@@ -265,7 +254,7 @@ export async function validateCandidates(
       const { verdict, runs } = await validateCandidate(task, draftOracle(draft), {
         runs: plan.proofRuns,
         environment: plan.environment,
-        logDir: path.join(plan.cacheDir, "proof-logs"),
+        logDir: suiteLayout(plan.suiteDir).proofLogDir(),
         testTimeoutMs: plan.testTimeoutMs,
         signal: plan.signal,
       });
@@ -290,7 +279,7 @@ export async function validateCandidates(
         })),
       };
       stored[id] = proof;
-      await writeJsonAtomic(proofFile, { tasks: stored });
+      await writeProofFile(plan.suiteDir, { tasks: stored });
     }
     timings.push(timing);
     if (!proof.kept) return drop(proof.category ?? "unknown", proof.reason ?? "");
@@ -313,51 +302,10 @@ export async function validateCandidates(
     return true;
   };
 
-  // Candidates wait while a class's quota could still be met by those in flight: a dropped one
-  // frees its place for the next candidate of its class.
-  const pending = [...prepared];
-  const keptCount = new Map<string, number>();
-  let running = 0;
-  let wake: (() => void)[] = [];
-  const isFull = (name: string): boolean => {
-    const limit = limits?.[name];
-    return limit !== undefined && (keptCount.get(name) ?? 0) >= limit;
-  };
-  const pick = (): PreparedCandidate | "wait" | null => {
-    for (const [index, item] of pending.entries()) {
-      const name = classOf(item);
-      const limit = limits?.[name];
-      if (limit === undefined || (keptCount.get(name) ?? 0) + (inFlight.get(name) ?? 0) < limit) {
-        pending.splice(index, 1);
-        return item;
-      }
-    }
-    return running > 0 && pending.some((item) => !isFull(classOf(item))) ? "wait" : null;
-  };
-  const worker = async (): Promise<void> => {
-    while (!plan.signal.aborted) {
-      const item = pick();
-      if (item === null) return;
-      if (item === "wait") {
-        await new Promise<void>((resolve) => wake.push(resolve));
-        continue;
-      }
-      const name = classOf(item);
-      inFlight.set(name, (inFlight.get(name) ?? 0) + 1);
-      running++;
-      try {
-        if (await work(item)) keptCount.set(name, (keptCount.get(name) ?? 0) + 1);
-      } finally {
-        inFlight.set(name, (inFlight.get(name) ?? 1) - 1);
-        running--;
-        const waiting = wake;
-        wake = [];
-        for (const resolve of waiting) resolve();
-      }
-    }
-  };
-  await Promise.all(
-    Array.from({ length: Math.max(1, Math.min(plan.concurrency, prepared.length)) }, worker),
+  const pending = await runWithQuotas(
+    prepared,
+    { limit: plan.concurrency, classOf, quotas: limits, signal: plan.signal },
+    work,
   );
   for (const item of pending) {
     const name = classOf(item);

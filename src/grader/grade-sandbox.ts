@@ -16,6 +16,7 @@ import type {
 } from "../environment/index.js";
 import { createEnvMarker, killProcessesByEnvMarker } from "../process/index.js";
 import { resolveSandboxProvider } from "../sandbox/index.js";
+import { suiteDirOf } from "../suite/index.js";
 
 /**
  * Where a grade runs the change's code (its install steps and the tests): a provider from the
@@ -69,7 +70,7 @@ export async function confineGrade(options: {
   const gitDir = await moveGitDir(options.repo, options.scratchDir);
   const marker = createEnvMarker("LAB_GRADE_TOKEN");
   const { gradeEnv } = options;
-  const places: GradePlaces = {
+  const places: ConfinedPlaces = {
     scratchDir: options.scratchDir,
     repo: options.repo,
     gitDir,
@@ -116,7 +117,7 @@ export async function confineGrade(options: {
 }
 
 /** The places of one grade that its graded commands use. */
-export interface GradePlaces {
+export interface ConfinedPlaces {
   /** The grade's scratch folder: its `home/` and `tmp/` become the commands' HOME and /tmp. */
   readonly scratchDir: string;
   /** The checkout: read-write. */
@@ -161,8 +162,7 @@ export function gradeHiddenPaths(
   cacheDir: string,
   scratchDir: string,
 ): string[] {
-  // <evals>/<suite>/oracle/<id>
-  return [path.dirname(path.dirname(path.dirname(task.oracleDir))), cacheDir, scratchDir];
+  return [path.dirname(suiteDirOf(task)), cacheDir, scratchDir];
 }
 
 /**
@@ -173,7 +173,7 @@ export function gradeHiddenPaths(
  */
 export async function openGradeSandbox(
   choice: GradeSandbox,
-  places: GradePlaces,
+  places: ConfinedPlaces,
   hidden: readonly string[],
 ): Promise<Sandbox> {
   const { prepared } = places;

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { LabError, type Tool, type ToolReport } from "../core/index.js";
+import { LabError, type StatedChanges } from "../core/index.js";
 
 /** One prediction in SWE-bench's format. */
 export interface Prediction {
@@ -86,25 +86,20 @@ export function readPredictions(file: string): PredictionsFile {
 }
 
 /**
- * Grades predictions made elsewhere: each trial hands the grader the predicted patch as it is,
- * so it is applied with the grader's fallbacks exactly as upstream applies a model_patch. No
- * work tree is made for it and nothing runs in a sandbox: the change exists already.
+ * Predictions made elsewhere, as a run's change source: each trial hands the grader the
+ * predicted patch as it is, so it is applied with the grader's fallbacks exactly as upstream
+ * applies a model_patch. No work tree is made for it and nothing runs in a sandbox: the change
+ * exists already. `origin` is the file as the user named it, for messages.
  */
-export function createPredictionsTool(predictions: PredictionsFile): Tool {
-  const stated = (taskId: string): Promise<ToolReport> =>
-    Promise.resolve({
-      exit: { exitCode: 0, signal: null, timedOut: false },
-      telemetry: {},
-      patch: predictions.byId.get(taskId)?.model_patch ?? "",
-    });
+export function predictionChanges(predictions: PredictionsFile, origin: string): StatedChanges {
   return {
+    kind: "stated",
     name: "predictions",
     description: `Grades ${predictions.file} (${predictions.model})`,
-    readsOracle: false,
+    version: predictions.model,
     fingerprint: predictions.fingerprint,
-    detectVersion: () => Promise.resolve(predictions.model),
-    checkReady: () => Promise.resolve(),
-    statedChange: stated,
-    run: (ctx) => stated(ctx.taskId),
+    origin,
+    taskIds: [...predictions.byId.keys()],
+    patchFor: (taskId) => predictions.byId.get(taskId)?.model_patch ?? "",
   };
 }

@@ -1,6 +1,6 @@
 import { UsageError, type SandboxProvider } from "../core/index.js";
 import { createBwrapProvider } from "./bwrap.js";
-import { SYSTEM_PATH } from "./confine.js";
+import { SYSTEM_PATH } from "./limits.js";
 import { createNoneProvider } from "./none.js";
 
 /** What a provider factory may be told. */

@@ -216,7 +216,7 @@ async function installNpm(
       cwd: dir,
       env: {
         PATH: options.environment.pathEnv,
-        HOME: process.env.HOME ?? os.homedir(),
+        HOME: options.environment.home,
         // Some CLIs declare a newer Node than they need (see docs/design/agents.md).
         npm_config_engine_strict: "false",
       },
@@ -244,16 +244,18 @@ async function installPypi(
     explicit: options.environment.uv,
     toolsDir: path.join(options.environment.cacheDir, "tools"),
     pathEnv: options.environment.pathEnv,
+    home: options.environment.home,
     signal: options.signal,
   });
   const python = await findPython(AGENT_PYTHON, {
     pyenvRoot: options.environment.pyenvRoot,
     pathEnv: options.environment.pathEnv,
+    home: options.environment.home,
     uv,
     signal: options.signal,
   });
   const env = {
-    ...uvEnvironment(options.environment.pathEnv),
+    ...uvEnvironment(options.environment),
     UV_CACHE_DIR: path.join(options.environment.cacheDir, "uv"),
   };
   const venv = path.join(dir, "venv");

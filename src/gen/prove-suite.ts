@@ -1,0 +1,57 @@
+import type { ValidationProof } from "../core/index.js";
+import type { EnvironmentOptions } from "../environment/index.js";
+import { loadOracle, loadTask, suiteLayout, type Suite } from "../suite/index.js";
+import { proveTask, writeProofFile } from "./prove.js";
+
+/** How `proveSuite` proves. */
+export interface ProveSuiteOptions {
+  /** Only these tasks; default: every task of the suite. */
+  readonly taskIds?: readonly string[] | undefined;
+  /** Where environments are built and cached. */
+  readonly environment: EnvironmentOptions;
+  /** Where the grading logs go. */
+  readonly logDir: string;
+  /** Recorded in proof.json. */
+  readonly labVersion: string;
+  /** Limit of one test run. */
+  readonly testTimeoutMs: number;
+  /** Stops the proofs. */
+  readonly signal?: AbortSignal | undefined;
+  /** Told after each task's proof, with how many are done: for progress. */
+  readonly onProof?: ((proof: ValidationProof, done: number, total: number) => void) | undefined;
+}
+
+/**
+ * Proves an existing suite's tasks one after another (gold resolves each, and with no change
+ * its FAIL_TO_PASS tests fail) and writes the proofs to the suite's proof.json. Every task is
+ * loaded first, so a malformed one fails before hours of proving.
+ */
+export async function proveSuite(
+  suite: Suite,
+  options: ProveSuiteOptions,
+): Promise<{ proofs: ValidationProof[]; proofFile: string }> {
+  const loaded = [];
+  for (const id of options.taskIds ?? suite.taskIds) {
+    const task = await loadTask(suite, id);
+    loaded.push({ task, oracle: await loadOracle(task) });
+  }
+  const proofs: ValidationProof[] = [];
+  for (const { task, oracle } of loaded) {
+    const proof = await proveTask(task, oracle, {
+      environment: options.environment,
+      logDir: options.logDir,
+      labVersion: options.labVersion,
+      testTimeoutMs: options.testTimeoutMs,
+      signal: options.signal,
+    });
+    proofs.push(proof);
+    options.onProof?.(proof, proofs.length, loaded.length);
+  }
+  await writeProofFile(suite.dir, {
+    suite: suite.name,
+    labVersion: options.labVersion,
+    provenAt: new Date().toISOString(),
+    proofs,
+  });
+  return { proofs, proofFile: suiteLayout(suite.dir).proofFile };
+}

@@ -1,0 +1,89 @@
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { git, tryGit } from "../git/index.js";
+import { runCommand } from "../process/index.js";
+import type { GradingPlan } from "./plan.js";
+
+/**
+ * The tool's change as a binary-safe diff against the base commit, tracked and new files alike.
+ * It is read with the fresh checkout's git directory and a private index, so nothing the tool
+ * left in its own .git (config, hooks, filters) runs or counts.
+ */
+export async function captureDiff(
+  workTree: string,
+  cleanRepo: string,
+  baseCommit: string,
+  scratchDir: string,
+  pathEnv?: string,
+): Promise<string> {
+  const env = {
+    ...(pathEnv === undefined ? {} : { PATH: pathEnv }),
+    GIT_DIR: path.join(cleanRepo, ".git"),
+    GIT_WORK_TREE: workTree,
+    GIT_INDEX_FILE: path.join(scratchDir, "capture.index"),
+  };
+  await git(["read-tree", baseCommit], { cwd: workTree, env });
+  await git(["add", "--all", "--", "."], { cwd: workTree, env });
+  return git(
+    [
+      "diff",
+      "--cached",
+      "--binary",
+      "--no-ext-diff",
+      "--no-textconv",
+      "--no-color",
+      "--no-renames",
+      baseCommit,
+    ],
+    { cwd: workTree, env },
+  );
+}
+
+/** The change as a diff: the stated patch, or the work tree's diff against the base commit. */
+export async function readChange(plan: GradingPlan): Promise<string> {
+  const { change, places } = plan;
+  return "patch" in change
+    ? change.patch
+    : captureDiff(
+        change.workTree,
+        places.repo,
+        plan.task.info.baseCommit,
+        places.scratchDir,
+        plan.machine.pathEnv,
+      );
+}
+
+/**
+ * Applies a change to the checkout with the plan's fallbacks, cleaning the tree between
+ * attempts; returns the method that worked, "already applied", or null.
+ */
+export async function applyChange(
+  plan: GradingPlan,
+  patch: string,
+  signal: AbortSignal | undefined,
+): Promise<string | null> {
+  const { repo, scratchDir, logFile } = plan.places;
+  const patchFile = path.join(scratchDir, "change.diff");
+  const env = { PATH: plan.machine.pathEnv };
+  await writeFile(patchFile, patch.endsWith("\n") ? patch : `${patch}\n`);
+  for (const method of plan.apply) {
+    const argv = [...method, patchFile];
+    const [program, ...args] = argv;
+    const result =
+      program === "git"
+        ? await tryGit(args, { cwd: repo, env, logFile, signal })
+        : await runCommand(argv, {
+            cwd: repo,
+            env,
+            timeoutMs: 120_000,
+            logFile,
+            ...(signal === undefined ? {} : { signal }),
+          });
+    if (result.exitCode === 0) return method.join(" ");
+    // Clean the tree between attempts so a half-applied patch never meets the next method.
+    await tryGit(["checkout", "--", "."], { cwd: repo, env });
+    await tryGit(["clean", "-fdq"], { cwd: repo, env });
+  }
+  const reverse = await tryGit(["apply", "--check", "--reverse", patchFile], { cwd: repo, env });
+  return reverse.exitCode === 0 ? "already applied" : null;
+}

@@ -1,0 +1,192 @@
+import path from "node:path";
+import {
+  listPatchFiles,
+  quoteShell,
+  selectTestDirectives,
+  type EnvironmentSpec,
+  type Oracle,
+  type PatchFile,
+  type Task,
+} from "../core/index.js";
+import type { EnvironmentOptions } from "../environment/index.js";
+import type { GradeSandbox } from "./grade-sandbox.js";
+import { isEditableInstall } from "./install-layer.js";
+import type { LogParser } from "./parse-log.js";
+import { setupScriptOf } from "../suite/index.js";
+
+/** The change to grade: a diff, or a tool's work tree to take the diff from. */
+export type Change = { readonly patch: string } | { readonly workTree: string };
+
+/** Limits and places for one grade, as its caller gives them. */
+export interface GradeOptions {
+  /** Scratch folder for the checkout and the per-grade environment; removed afterwards. */
+  readonly scratchDir: string;
+  /** The full grading log: the plan, apply output, install output, the test run. */
+  readonly logFile: string;
+  readonly environment: EnvironmentOptions;
+  readonly setupTimeoutMs: number;
+  readonly installTimeoutMs: number;
+  readonly testTimeoutMs: number;
+  readonly signal?: AbortSignal | undefined;
+  /** Keep the scratch folder, for debugging. */
+  readonly keepScratch?: boolean;
+  /**
+   * Where the change's code runs when it is installed and tested (`grade-sandbox.ts`); default:
+   * bwrap when it can make a sandbox here, else none.
+   */
+  readonly sandbox?: GradeSandbox | undefined;
+}
+
+/** The fallbacks upstream SWE-bench tries, in its order, until one applies the change. */
+export const APPLY_CHAIN: readonly (readonly string[])[] = [
+  ["git", "apply", "--verbose"],
+  ["git", "apply", "--verbose", "--3way"],
+  ["git", "apply", "--verbose", "--reject"],
+  ["patch", "--batch", "--forward", "--fuzz=5", "-p1", "-i"],
+];
+
+/** How a grade installs the project over the change. */
+export interface InstallPlan {
+  /** The spec's pre-install steps, run in the checkout first (SWE-bench's pre_install). */
+  readonly preInstall: readonly string[];
+  /** The install command. */
+  readonly command: string;
+  /**
+   * Whether the base commit's install (a cached layer) may stand for installing the change:
+   * only an editable install reads the checkout's files in place. Whether it does for this
+   * change is decided once the change is applied (`install-scope.ts`), since only the applied
+   * tree shows what a fallback such as `patch --fuzz` really wrote.
+   */
+  readonly reuse: { readonly allowed: true } | { readonly allowed: false; readonly why: string };
+}
+
+/** Where one grade keeps its files. */
+export interface GradePlaces {
+  /** The grade's scratch folder; removed afterwards unless kept. */
+  readonly scratchDir: string;
+  /** The fresh checkout of the base commit, where the change is applied. */
+  readonly repo: string;
+  /** The graded commands' HOME. */
+  readonly home: string;
+  /** The grade's own /tmp: concurrent grades would otherwise share pytest's basetemp. */
+  readonly tmp: string;
+  /** The grading log. */
+  readonly logFile: string;
+}
+
+/**
+ * Everything one grade will do, decided before it starts, as upstream builds its TestSpec once
+ * per instance: the checkout, the change and how it is applied, the environment and the
+ * install, the test files reset and the hidden tests, the test command and its parser, the
+ * limits and the sandbox. The steps of `grade.ts` each take it; `describePlan` prints it at the
+ * top of grader.log.
+ */
+export interface GradingPlan {
+  readonly task: Pick<Task, "suite" | "dir" | "oracleDir" | "info">;
+  readonly change: Change;
+  /** Upstream's apply fallbacks, tried in order. */
+  readonly apply: readonly (readonly string[])[];
+  /** The era environment (interpreter and pins), built once and cached by its key. */
+  readonly environment: EnvironmentSpec;
+  readonly install: InstallPlan;
+  /** Test files the test patch touches: put back to the base commit (new ones removed) first. */
+  readonly resetFiles: readonly PatchFile[];
+  /** The hidden tests. */
+  readonly testPatch: string;
+  /** The whole test command: the spec's command and upstream's test directives. */
+  readonly testCommand: string;
+  /** Which of upstream's log parsers reads the test output. */
+  readonly parser: LogParser;
+  /** Stand-ins for network services the tests call, served on loopback. */
+  readonly services: readonly string[];
+  readonly failToPass: readonly string[];
+  readonly passToPass: readonly string[];
+  readonly limits: {
+    readonly setupMs: number;
+    readonly installMs: number;
+    readonly testMs: number;
+  };
+  readonly places: GradePlaces;
+  /** lab's cache, uv and interpreters, and the PATH of lab's own steps. */
+  readonly machine: EnvironmentOptions;
+  /** Where the change's code runs; undefined: bwrap when it can run here, else none. */
+  readonly sandbox: GradeSandbox | undefined;
+  /** Keep the scratch folder afterwards. */
+  readonly keepScratch: boolean;
+}
+
+/** Builds the plan of one grade. Pure: it reads no file and runs nothing. */
+export function planGrade(
+  task: Pick<Task, "suite" | "dir" | "oracleDir" | "info">,
+  oracle: Oracle,
+  change: Change,
+  options: GradeOptions,
+): GradingPlan {
+  const spec = oracle.environment;
+  const directives = selectTestDirectives(oracle.testPatch);
+  return {
+    task,
+    change,
+    apply: APPLY_CHAIN,
+    environment: spec,
+    install: {
+      preInstall: spec.preInstall,
+      command: spec.install,
+      reuse: isEditableInstall(spec.install)
+        ? { allowed: true }
+        : { allowed: false, why: "the install is not editable, so it copies the change's code" },
+    },
+    resetFiles: listPatchFiles(oracle.testPatch),
+    testPatch: oracle.testPatch,
+    testCommand: [spec.testCommand, ...directives.map(quoteShell)].join(" "),
+    parser: spec.logParser,
+    services: spec.services ?? [],
+    failToPass: oracle.failToPass,
+    passToPass: oracle.passToPass,
+    limits: {
+      setupMs: options.setupTimeoutMs,
+      installMs: options.installTimeoutMs,
+      testMs: options.testTimeoutMs,
+    },
+    places: placesUnder(options.scratchDir, options.logFile),
+    machine: options.environment,
+    sandbox: options.sandbox,
+    keepScratch: options.keepScratch === true,
+  };
+}
+
+/** A grade's places under one scratch folder. */
+export function placesUnder(scratchDir: string, logFile: string): GradePlaces {
+  return {
+    scratchDir,
+    repo: path.join(scratchDir, "repo"),
+    home: path.join(scratchDir, "home"),
+    tmp: path.join(scratchDir, "tmp"),
+    logFile,
+  };
+}
+
+/** The plan as the lines that open grader.log (each starts with "# "). */
+export function describePlan(plan: GradingPlan): string {
+  const { task, environment: spec, install } = plan;
+  const seconds = (ms: number): string => `${String(Math.round(ms / 1000))} s`;
+  const lines = [
+    `lab grade: ${task.suite}/${task.info.id} at ${task.info.baseCommit}`,
+    "plan:",
+    `  checkout: ${setupScriptOf(task.dir)} into ${plan.places.repo}`,
+    "patch" in plan.change
+      ? `  change: a stated patch (${String(listPatchFiles(plan.change.patch).length)} file(s))`
+      : `  change: the diff of the work tree ${plan.change.workTree} against the base commit`,
+    `  apply: ${plan.apply.map((method) => method.join(" ")).join("; then ")}`,
+    `  environment: Python ${spec.python}, ${String(spec.pins.length)} pin(s)`,
+    `  pre-install: ${install.preInstall.length === 0 ? "none" : `${String(install.preInstall.length)} step(s)`}`,
+    `  install: ${install.command} (${install.reuse.allowed ? "the base commit's install is reused when the applied change leaves it alone" : `always fresh: ${install.reuse.why}`})`,
+    `  reset: ${plan.resetFiles.length === 0 ? "nothing" : plan.resetFiles.map((file) => `${file.path}${file.isNew ? " (new)" : ""}`).join(", ")}`,
+    `  tests: ${plan.testCommand}`,
+    `  parser: ${plan.parser}; ${String(plan.failToPass.length)} FAIL_TO_PASS, ${String(plan.passToPass.length)} PASS_TO_PASS`,
+    ...(plan.services.length === 0 ? [] : [`  services: ${plan.services.join(", ")}`]),
+    `  limits: setup ${seconds(plan.limits.setupMs)}, each install ${seconds(plan.limits.installMs)}, tests ${seconds(plan.limits.testMs)}`,
+    `  sandbox: ${plan.sandbox?.provider.name ?? "bwrap if it runs here, else none"}`,
+  ];
+  return lines.map((line) => `# ${line}\n`).join("");
+}

@@ -1,0 +1,74 @@
+import { appendFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { LabError, type PhaseTimer, type SandboxExecResult } from "../core/index.js";
+import { git, tryGit } from "../git/index.js";
+import { removeInside } from "./grade-sandbox.js";
+import type { OpenGrade } from "./open-grade.js";
+import { TEST_OUTPUT_END, TEST_OUTPUT_START } from "./parse-log.js";
+import type { GradingPlan } from "./plan.js";
+import { startServices, withServices } from "./services.js";
+
+/** Puts the plan's test files back to the base commit: modified files checked out, new ones removed. */
+export async function resetTestFiles(plan: GradingPlan, open: OpenGrade): Promise<void> {
+  const { repo } = plan.places;
+  const existing = plan.resetFiles.filter((file) => !file.isNew).map((file) => file.path);
+  if (existing.length > 0)
+    await git(["checkout", plan.task.info.baseCommit, "--", ...existing], {
+      cwd: repo,
+      env: open.gitEnv,
+    });
+  for (const file of plan.resetFiles.filter((entry) => entry.isNew))
+    await removeInside(repo, file.path);
+}
+
+/** Applies the hidden test patch over the change; returns whether it applied. */
+export async function applyTestPatch(
+  plan: GradingPlan,
+  open: OpenGrade,
+  signal: AbortSignal | undefined,
+): Promise<boolean> {
+  const { repo, scratchDir, logFile } = plan.places;
+  const testPatchFile = path.join(scratchDir, "test.patch");
+  await writeFile(testPatchFile, plan.testPatch);
+  const applied = await tryGit(["apply", "-v", testPatchFile], {
+    cwd: repo,
+    env: open.gitEnv,
+    logFile,
+    signal,
+  });
+  return applied.exitCode === 0;
+}
+
+/**
+ * Runs the plan's test command in the grade's sandbox, with its services on loopback, between
+ * upstream's output markers; the log ends with upstream's exit code line.
+ */
+export async function runHiddenTests(
+  plan: GradingPlan,
+  open: OpenGrade,
+  timer: PhaseTimer,
+  signal: AbortSignal | undefined,
+): Promise<SandboxExecResult> {
+  const { logFile, repo, scratchDir } = plan.places;
+  const log = (text: string): Promise<void> => appendFile(logFile, `${text}\n`);
+  await log(`+ ${plan.testCommand}\n: '${TEST_OUTPUT_START}'`);
+  const services = await timer.timed("services", () =>
+    startServices(plan.services, { environment: plan.machine, logDir: scratchDir, signal }),
+  );
+  const testRun = await timer
+    .timed("tests", () =>
+      open.confinement.phase(services.pythonPath, (sandbox) =>
+        sandbox.exec(["bash", "-c", plan.testCommand], {
+          cwd: repo,
+          env: { ...open.runEnv, ...withServices(open.gradeEnv.testEnv, services) },
+          timeoutMs: plan.limits.testMs,
+          logFile,
+          signal,
+        }),
+      ),
+    )
+    .finally(() => services.stop());
+  if (testRun.aborted) throw new LabError("CANCELLED", "Cancelled while running the tests.");
+  await log(`: '${TEST_OUTPUT_END}'\n>>>>> Test Exit Code: ${String(testRun.exitCode)}`);
+  return testRun;
+}

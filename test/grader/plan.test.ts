@@ -1,0 +1,121 @@
+import { describe, expect, it } from "vitest";
+import type { Oracle } from "../../src/core/index.js";
+import { APPLY_CHAIN, describePlan, planGrade, type GradeOptions } from "../../src/grader/index.js";
+import { testEnvironment } from "../helpers/lab.js";
+
+const task = {
+  suite: "demo",
+  dir: "/evals/demo/tasks/acme__widget-1",
+  oracleDir: "/evals/demo/oracle/acme__widget-1",
+  info: { id: "acme__widget-1", repo: "acme/widget", baseCommit: "abc123", metadata: {} },
+};
+
+const testPatch = [
+  "diff --git a/tests/test_widget.py b/tests/test_widget.py",
+  "--- a/tests/test_widget.py",
+  "+++ b/tests/test_widget.py",
+  "@@ -1 +1,2 @@",
+  " x = 1",
+  "+y = 2",
+  "diff --git a/tests/test new.py b/tests/test new.py",
+  "new file mode 100644",
+  "--- /dev/null",
+  "+++ b/tests/test new.py",
+  "@@ -0,0 +1 @@",
+  "+z = 3",
+  "diff --git a/tests/data.json b/tests/data.json",
+  "--- a/tests/data.json",
+  "+++ b/tests/data.json",
+  "@@ -1 +1 @@",
+  "-{}",
+  "+[]",
+  "",
+].join("\n");
+
+function oracle(install: string, services?: string[]): Oracle {
+  return {
+    goldPatch: "",
+    testPatch,
+    failToPass: ["tests/test_widget.py::test_a"],
+    passToPass: ["tests/test_widget.py::test_b", "tests/test_widget.py::test_c"],
+    environment: {
+      python: "3.11",
+      pins: ["pytest==8.3.4", "six==1.16.0"],
+      preInstall: ["sed -i 's/a/b/' setup.cfg"],
+      install,
+      testCommand: "pytest -rA",
+      env: {},
+      logParser: "pytest_options",
+      ...(services === undefined ? {} : { services }),
+    },
+  };
+}
+
+const options: GradeOptions = {
+  scratchDir: "/scratch/grade",
+  logFile: "/runs/r/grader.log",
+  environment: testEnvironment(),
+  setupTimeoutMs: 60_000,
+  installTimeoutMs: 120_000,
+  testTimeoutMs: 1_800_000,
+};
+
+describe("planGrade", () => {
+  it("decides the test command, the files to reset, the parser and the places before any step runs", () => {
+    const plan = planGrade(task, oracle("pip install -e ."), { patch: "" }, options);
+    expect(plan.testCommand).toBe("pytest -rA tests/test_widget.py 'tests/test new.py'");
+    expect(plan.resetFiles).toEqual([
+      { path: "tests/test_widget.py", isNew: false, isDeleted: false },
+      { path: "tests/test new.py", isNew: true, isDeleted: false },
+      { path: "tests/data.json", isNew: false, isDeleted: false },
+    ]);
+    expect(plan.parser).toBe("pytest_options");
+    expect(plan.apply).toBe(APPLY_CHAIN);
+    expect(plan.places).toEqual({
+      scratchDir: "/scratch/grade",
+      repo: "/scratch/grade/repo",
+      home: "/scratch/grade/home",
+      tmp: "/scratch/grade/tmp",
+      logFile: "/runs/r/grader.log",
+    });
+    expect(plan.limits).toEqual({ setupMs: 60_000, installMs: 120_000, testMs: 1_800_000 });
+    expect(plan.keepScratch).toBe(false);
+  });
+
+  it("allows the base commit's install to stand in only for an editable install, saying why not otherwise", () => {
+    expect(planGrade(task, oracle("pip install -e ."), { patch: "" }, options).install).toEqual({
+      preInstall: ["sed -i 's/a/b/' setup.cfg"],
+      command: "pip install -e .",
+      reuse: { allowed: true },
+    });
+    expect(planGrade(task, oracle("pip install ."), { patch: "" }, options).install.reuse).toEqual({
+      allowed: false,
+      why: "the install is not editable, so it copies the change's code",
+    });
+  });
+});
+
+describe("describePlan", () => {
+  it("prints every decision as comment lines for the top of grader.log", () => {
+    const text = describePlan(
+      planGrade(task, oracle("pip install .", ["httpbin"]), { workTree: "/scratch/work" }, options),
+    );
+    expect(text.split("\n")).toEqual([
+      "# lab grade: demo/acme__widget-1 at abc123",
+      "# plan:",
+      "#   checkout: /evals/demo/tasks/acme__widget-1/setup.sh into /scratch/grade/repo",
+      "#   change: the diff of the work tree /scratch/work against the base commit",
+      "#   apply: git apply --verbose; then git apply --verbose --3way; then git apply --verbose --reject; then patch --batch --forward --fuzz=5 -p1 -i",
+      "#   environment: Python 3.11, 2 pin(s)",
+      "#   pre-install: 1 step(s)",
+      "#   install: pip install . (always fresh: the install is not editable, so it copies the change's code)",
+      "#   reset: tests/test_widget.py, tests/test new.py (new), tests/data.json",
+      "#   tests: pytest -rA tests/test_widget.py 'tests/test new.py'",
+      "#   parser: pytest_options; 1 FAIL_TO_PASS, 2 PASS_TO_PASS",
+      "#   services: httpbin",
+      "#   limits: setup 60 s, each install 120 s, tests 1800 s",
+      "#   sandbox: bwrap if it runs here, else none",
+      "",
+    ]);
+  });
+});
