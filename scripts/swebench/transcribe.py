@@ -278,7 +278,9 @@ def main(argv: list[str]) -> int:
         if pre_test:
             inst["preTest"] = [D.rewrite_pip(line) for line in pre_test]
         instances[iid] = inst
-        tests[iid] = {"FAIL_TO_PASS": row["FAIL_TO_PASS"], "PASS_TO_PASS": row["PASS_TO_PASS"]}
+        # Only Lite's: other datasets' lists are their own rows' columns (data/swebench/README.md).
+        if "lite" in member[iid]:
+            tests[iid] = {"FAIL_TO_PASS": row["FAIL_TO_PASS"], "PASS_TO_PASS": row["PASS_TO_PASS"]}
 
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     write_json(OUT_DIR / "environments.json", {"envs": envs, "specs": spec_entries, "instances": instances})

@@ -52,6 +52,15 @@ export const suiteInfoSchema = z.object({
   name: z.string(),
   version: z.string(),
   description: z.string().default(""),
+  /** Where a generated suite's tasks come from, so that `lab gen` resumes from the same place. */
+  source: z
+    .object({
+      kind: z.literal("swebench"),
+      /** A dataset name (lite, verified, full) or the file given to --dataset. */
+      dataset: z.string(),
+      split: z.string().default("test"),
+    })
+    .optional(),
 });
 
 const testStatus = z.enum(["PASSED", "FAILED", "SKIPPED", "ERROR", "XFAIL"]);

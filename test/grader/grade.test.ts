@@ -210,3 +210,30 @@ describe("the test run's surroundings", () => {
     );
   });
 });
+
+describe("pre-test lines", () => {
+  it("run in the test command's shell before the start marker, so an export reaches the tests", async () => {
+    const opts = options();
+    const { grade } = await gradeChange(
+      hangTask,
+      {
+        ...hangOracle,
+        testPatch: hangOracle.testPatch.replace(
+          "time.sleep(600)",
+          "assert __import__('os').environ['LAB_PRE_TEST'] == 'set'",
+        ),
+        environment: {
+          ...hangOracle.environment,
+          preTest: ["export LAB_PRE_TEST=set", "echo pre-test ran"],
+        },
+      },
+      { patch: hangOracle.goldPatch },
+      opts,
+    );
+    expect(grade.resolved).toBe(true);
+    const log = readFileSync(opts.logFile, "utf8");
+    expect(log.indexOf("pre-test ran")).toBeGreaterThan(-1);
+    expect(log.indexOf("pre-test ran")).toBeLessThan(log.indexOf(">>>>> Start Test Output"));
+    expect(log.indexOf(">>>>> Start Test Output")).toBe(log.lastIndexOf(">>>>> Start Test Output"));
+  });
+});

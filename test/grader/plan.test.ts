@@ -119,3 +119,40 @@ describe("describePlan", () => {
     ]);
   });
 });
+
+describe("planGrade for other runners", () => {
+  it("turns the test patch into Django's test labels and keeps pre-test lines apart from the command", () => {
+    const djangoPatch = [
+      "diff --git a/tests/admin_views/test_forms.py b/tests/admin_views/test_forms.py",
+      "--- a/tests/admin_views/test_forms.py",
+      "+++ b/tests/admin_views/test_forms.py",
+      "@@ -1 +1,2 @@",
+      " x = 1",
+      "+y = 2",
+      "",
+    ].join("\n");
+    const base = oracle("python setup.py install");
+    const plan = planGrade(
+      task,
+      {
+        ...base,
+        testPatch: djangoPatch,
+        environment: {
+          ...base.environment,
+          testCommand: "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1",
+          testDirectiveRule: "django",
+          preTest: ["export LANG=en_US.UTF-8"],
+          logParser: "django",
+        },
+      },
+      { patch: "" },
+      options,
+    );
+    expect(plan.testCommand).toBe(
+      "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1 admin_views.test_forms",
+    );
+    expect(plan.preTest).toEqual(["export LANG=en_US.UTF-8"]);
+    expect(plan.parser).toBe("django");
+    expect(describePlan(plan)).toContain("#   pre-test: export LANG=en_US.UTF-8\n");
+  });
+});

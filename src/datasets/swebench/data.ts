@@ -46,6 +46,7 @@ const environmentsFileSchema = z.object({
         envId: z.string(),
         notes: z.array(z.string()).default([]),
         preTest: z.array(z.string()).optional(),
+        datasets: z.array(z.string()).default([]),
       })
       .loose(),
   ),
@@ -116,7 +117,15 @@ export function environmentFor(instanceId: string): EnvironmentEntry | null {
   return data.environments.get(instanceId) ?? null;
 }
 
-/** Upstream's current (v5) test lists for an instance, or null when lab has none. */
+/** Whether an instance is one of SWE-bench Lite's (by lab's transcription). */
+export function isLiteInstance(instanceId: string): boolean {
+  return load().file.instances[instanceId]?.datasets.includes("lite") ?? false;
+}
+
+/**
+ * Upstream's current (v5) test lists of a SWE-bench Lite instance, or null when lab has none.
+ * Other datasets' lists are their rows' own columns.
+ */
 export function testListsFor(
   instanceId: string,
 ): { FAIL_TO_PASS: string[]; PASS_TO_PASS: string[] } | null {
