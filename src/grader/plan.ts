@@ -47,7 +47,10 @@ export const APPLY_CHAIN: readonly (readonly string[])[] = [
 
 /** How a grade installs the project over the change. */
 export interface InstallPlan {
-  /** The spec's pre-install steps, run in the checkout first (SWE-bench's pre_install). */
+  /**
+   * The spec's pre-install steps (SWE-bench's pre_install), run on the fresh checkout before the
+   * change is applied, as upstream's image runs them before a prediction meets the repository.
+   */
   readonly preInstall: readonly string[];
   /** The install command. */
   readonly command: string;
@@ -183,9 +186,9 @@ export function describePlan(plan: GradingPlan): string {
     "patch" in plan.change
       ? `  change: a stated patch (${String(listPatchFiles(plan.change.patch).length)} file(s))`
       : `  change: the diff of the work tree ${plan.change.workTree} against the base commit`,
-    `  apply: ${plan.apply.map((method) => method.join(" ")).join("; then ")}`,
     `  environment: Python ${spec.python}, ${String(spec.pins.length)} pin(s)`,
-    `  pre-install: ${install.preInstall.length === 0 ? "none" : `${String(install.preInstall.length)} step(s)`}`,
+    `  pre-install: ${install.preInstall.length === 0 ? "none" : `${String(install.preInstall.length)} step(s), run before the change is applied`}`,
+    `  apply: ${plan.apply.map((method) => method.join(" ")).join("; then ")}`,
     `  install: ${install.command} (${install.reuse.allowed ? "the base commit's install is reused when the applied change leaves it alone" : `always fresh: ${install.reuse.why}`})`,
     `  reset: ${plan.resetFiles.length === 0 ? "nothing" : plan.resetFiles.map((file) => `${file.path}${file.isNew ? " (new)" : ""}`).join(", ")}`,
     ...(plan.preTest.length === 0 ? [] : [`  pre-test: ${plan.preTest.join("; ")}`]),
