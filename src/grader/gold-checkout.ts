@@ -5,6 +5,7 @@ import { prepareEnvironment } from "../environment/index.js";
 import { git } from "../git/index.js";
 import { applyChange } from "./apply.js";
 import { checkoutForGrade } from "./checkout.js";
+import { preInstall } from "./install-project.js";
 import { openGrade } from "./open-grade.js";
 import { describePlan, planGrade, type GradeOptions } from "./plan.js";
 
@@ -18,7 +19,10 @@ export interface GoldCheckout {
    * to the file named by its first argument.
    */
   runPython(script: string, input: string): Promise<string>;
-  /** The checkout's change against the base commit, as a binary-safe diff. */
+  /**
+   * The checkout's change as a grade would take it: a binary-safe diff against the base commit
+   * with the task's pre-install steps run.
+   */
   diff(): Promise<string>;
 }
 
@@ -43,12 +47,15 @@ export async function withGoldCheckout<T>(
   try {
     await writeFile(places.logFile, describePlan(plan));
     await checkoutForGrade(plan, options.signal);
-    if ((await applyChange(plan, oracle.goldPatch, options.signal)) === null)
+    const prepared = await prepareEnvironment(plan.environment, plan.machine);
+    const open = await openGrade(plan, prepared, options.signal);
+    // As in a grade: the change meets the checkout after the pre-install steps, and variants
+    // are diffs against the state those steps left.
+    const baseline = await preInstall(plan, open, options.signal);
+    if ((await applyChange(plan, oracle.goldPatch, open.gitEnv, options.signal)) === null)
       throw new LabError("PROOF_FAILED", `The gold patch of ${task.info.id} does not apply.`, {
         hint: `Prove the task first: lab gen --suite ${task.suite} --tasks ${task.info.id}.`,
       });
-    const prepared = await prepareEnvironment(plan.environment, plan.machine);
-    const open = await openGrade(plan, prepared, options.signal);
     const python = path.join(open.gradeEnv.venv, "bin", "python");
     const output = path.join(places.tmp, "lab-python-output");
     return await work({
@@ -74,7 +81,7 @@ export async function withGoldCheckout<T>(
         return readFile(output, "utf8");
       },
       diff: () =>
-        git(["diff", "--binary", "--no-ext-diff", "--no-color", task.info.baseCommit], {
+        git(["diff", "--binary", "--no-ext-diff", "--no-color", baseline], {
           cwd: places.repo,
           env: open.gitEnv,
         }),

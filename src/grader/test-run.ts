@@ -1,6 +1,6 @@
 import { appendFile, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { LabError, type PhaseTimer, type SandboxExecResult } from "../core/index.js";
+import { LabError, quoteShell, type PhaseTimer, type SandboxExecResult } from "../core/index.js";
 import { git, tryGit } from "../git/index.js";
 import { removeInside } from "./grade-sandbox.js";
 import type { OpenGrade } from "./open-grade.js";
@@ -41,7 +41,9 @@ export async function applyTestPatch(
 
 /**
  * Runs the plan's test command in the grade's sandbox, with its services on loopback, between
- * upstream's output markers; the log ends with upstream's exit code line.
+ * upstream's output markers; the log ends with upstream's exit code line. Pre-test lines run
+ * first in the same shell, before the start marker as upstream's eval script has them: that
+ * shell then prints the marker itself, after them.
  */
 export async function runHiddenTests(
   plan: GradingPlan,
@@ -51,20 +53,28 @@ export async function runHiddenTests(
 ): Promise<SandboxExecResult> {
   const { logFile, repo, scratchDir } = plan.places;
   const log = (text: string): Promise<void> => appendFile(logFile, `${text}\n`);
-  await log(`+ ${plan.testCommand}\n: '${TEST_OUTPUT_START}'`);
+  const opening = `+ ${plan.testCommand}\n: '${TEST_OUTPUT_START}'`;
+  if (plan.preTest.length === 0) await log(opening);
   const services = await timer.timed("services", () =>
     startServices(plan.services, { environment: plan.machine, logDir: scratchDir, signal }),
   );
   const testRun = await timer
     .timed("tests", () =>
       open.confinement.phase(services.pythonPath, (sandbox) =>
-        sandbox.exec(["bash", "-c", testScript(plan)], {
-          cwd: repo,
-          env: { ...open.runEnv, ...withServices(open.gradeEnv.testEnv, services) },
-          timeoutMs: plan.limits.testMs,
-          logFile,
-          signal,
-        }),
+        sandbox.exec(
+          [
+            "bash",
+            "-c",
+            testScript(plan.testCommand, plan.preTest, opening, plan.canaries.style !== null),
+          ],
+          {
+            cwd: repo,
+            env: { ...open.runEnv, ...withServices(open.gradeEnv.testEnv, services) },
+            timeoutMs: plan.limits.testMs,
+            logFile,
+            signal,
+          },
+        ),
       ),
     )
     .finally(() => services.stop());
@@ -74,12 +84,22 @@ export async function runHiddenTests(
 }
 
 /**
- * The test command as bash runs it. With canaries, stderr joins stdout in the process itself,
- * so the log keeps the order in which the test process wrote: the canaries' sentinel must come
- * before anything printed after it, whichever stream that went to.
+ * The test run's script: the command alone, or with pre-test lines first and the opening lines
+ * printed by the shell after them, all on stdout, the stream the test runner writes its results
+ * to, so the log keeps their order.
  */
-function testScript(plan: GradingPlan): string {
-  return plan.canaries.style === null ? plan.testCommand : `exec 2>&1\n${plan.testCommand}`;
+export function testScript(
+  testCommand: string,
+  preTest: readonly string[],
+  opening: string,
+  joinStreams = false,
+): string {
+  // With canaries, stderr joins stdout in the process itself, so the log keeps the order in
+  // which the test process wrote: the canaries' sentinel must come before anything printed
+  // after it, whichever stream that went to.
+  const join = joinStreams ? "exec 2>&1\n" : "";
+  if (preTest.length === 0) return `${join}${testCommand}`;
+  return `${join}${["{", ...preTest, "} 2>&1", `printf '%s\\n' ${quoteShell(opening)}`, testCommand].join("\n")}`;
 }
 
 /** The most of a grading log lab reads: the parsers need it whole, and memory is finite. */
