@@ -24,7 +24,14 @@ import {
   type CliIO,
   type ParsedArgs,
 } from "./command.js";
-import { commonOptions, LAB_VERSION, settingsFrom, suiteFrom } from "./shared.js";
+import {
+  commonOptions,
+  configFrom,
+  configOption,
+  LAB_VERSION,
+  settingsFrom,
+  suiteFrom,
+} from "./shared.js";
 
 const FORMATS = ["markdown", "json", "json-full", "csv", "swebench"] as const;
 type Format = (typeof FORMATS)[number];
@@ -62,7 +69,7 @@ export const reportCommand = defineCommand({
   summary:
     "Summarize the runs over a suite: per tool the resolve rate with 95% intervals, patch-apply rate, cost, latency, tokens and infrastructure errors; pass@k and consistency over repeated trials; paired comparisons with a verdict; slices by repository, difficulty and task metadata.",
   usage:
-    "report --suite S [--run-id ID ...] [--slice FIELD ...] [--level P] [--json | --csv | --format F] [--html FILE]",
+    "report --suite S [--run-id ID ...] [--slice FIELD ...] [--level P] [--config FILE] [--json | --csv | --format F] [--html FILE]",
   options: {
     suite: { type: "string", value: "S", description: "The suite to report on" },
     "run-id": {
@@ -100,12 +107,22 @@ export const reportCommand = defineCommand({
       description:
         "Also write the report as one self-contained HTML page, with each trial's patch, logs and transcript",
     },
+    ...configOption,
     ...commonOptions,
   },
   details: `Infrastructure errors are counted apart and left out of every rate. Intervals are 95%:
 Wilson over trials, and a seeded bootstrap over tasks. Tools are compared on the tasks both
 attempted: McNemar's exact test with one trial per task, else Wilcoxon's signed-rank test on
 per-task resolve rates, Holm-adjusted when more than two tools are compared.
+
+The Integrity section counts each tool's flagged trials (a change that tampers with the test
+run, or a test log the canary tests show is not the run's own; never resolved) and its
+infrastructure errors, and warns when a tool has clearly more of them than another on the same
+tasks. When the suite has an oracle audit (\`lab audit\`), the tasks are also sliced by its
+outcome. When lab.config.json declares training cutoffs ("models": {"NAME": {"cutoff":
+"2025-03"}}, NAME a model a tool reports or a tool), each such tool's rate on tasks fixed before
+and after the cutoff is compared (Fisher's exact test; a permutation test with repeated trials).
+A run still in progress is reported as far as it got, and said so.
 
 Examples:
   lab report --suite starter
@@ -126,6 +143,7 @@ Examples:
       {
         level,
         slices: listOption(args, "slice") ?? [],
+        cutoffs: configFrom(args, io).models,
       },
     );
     const html = stringOption(args, "html");

@@ -1,4 +1,5 @@
 export * from "./audit-slice.js";
+export * from "./contamination.js";
 export * from "./csv.js";
 export * from "./format.js";
 export * from "./html/details.js";

@@ -1,12 +1,13 @@
 import { decimal, dollars, percent, percentInterval, pValue, seconds, tokens } from "./format.js";
 import { describeDifference, type SuiteReport, type ToolReport } from "./model.js";
+import { renderContaminationMarkdown } from "./contamination.js";
 import { renderIntegrityMarkdown } from "./integrity.js";
 import type { SliceTable } from "./slices.js";
 import { renderMarkdownTable, renderSummaryMarkdown } from "./tables.js";
 
 /** The parts of the Markdown report, in the order they are printed. */
 export type MarkdownSection =
-  "summary" | "rates" | "repeated" | "comparisons" | "slices" | "integrity";
+  "summary" | "rates" | "repeated" | "comparisons" | "slices" | "integrity" | "contamination";
 
 /** Every section. */
 export const ALL_SECTIONS: readonly MarkdownSection[] = [
@@ -16,6 +17,7 @@ export const ALL_SECTIONS: readonly MarkdownSection[] = [
   "comparisons",
   "slices",
   "integrity",
+  "contamination",
 ];
 
 const right = (count: number, leftColumns = 1): boolean[] =>
@@ -231,6 +233,10 @@ export function renderReportMarkdown(
     if (section === "comparisons") parts.push(renderComparisons(report));
     if (section === "slices") parts.push(renderSlices(report));
     if (section === "integrity") parts.push(renderIntegrityMarkdown(report.integrity));
+    if (section === "contamination") {
+      const text = renderContaminationMarkdown(report.contamination);
+      if (text !== "") parts.push(text);
+    }
   }
   return parts.join("\n");
 }

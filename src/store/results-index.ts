@@ -35,6 +35,8 @@ export interface TrialRow {
   readonly durationMs: number;
   /** The grade flagged the change for tampering with the test run (the report's cheat count). */
   readonly flagged: boolean;
+  /** The model the tool said it used; null when it said none. */
+  readonly model: string | null;
 }
 
 /**
@@ -63,6 +65,7 @@ export function toTrialRow(result: TrialResult): TrialRow {
     toolMs: result.phaseMs.tool ?? null,
     durationMs: result.durationMs,
     flagged: (result.grade?.tampering.length ?? 0) > 0,
+    model: telemetry.model ?? null,
   };
 }
 
@@ -88,6 +91,7 @@ type IndexLine = [
   toolMs: number | null,
   durationMs: number,
   flagged: boolean,
+  model: string | null,
 ];
 
 function toLine(row: TrialRow, file: { mtimeMs: number; size: number }): string {
@@ -109,6 +113,7 @@ function toLine(row: TrialRow, file: { mtimeMs: number; size: number }): string 
     row.toolMs,
     row.durationMs,
     row.flagged,
+    row.model,
   ];
   return `${JSON.stringify(line)}\n`;
 }
@@ -129,6 +134,7 @@ function fromLine(line: IndexLine): TrialRow {
     toolMs: line[14],
     durationMs: line[15],
     flagged: line[16],
+    model: line[17],
   };
 }
 
@@ -136,7 +142,7 @@ function fromLine(line: IndexLine): TrialRow {
 function isIndexLine(value: unknown): value is IndexLine {
   return (
     Array.isArray(value) &&
-    value.length === 17 &&
+    value.length === 18 &&
     value[0] === INDEX_VERSION &&
     typeof value[1] === "string" &&
     typeof value[2] === "number" &&

@@ -18,6 +18,7 @@ function row(taskId: string, kind: TrialRow["kind"], flagged = false): TrialRow 
     toolMs: null,
     durationMs: 1,
     flagged,
+    model: null,
   };
 }
 
