@@ -198,7 +198,8 @@ function judge(
   // The canaries' own statuses are left out of everything but their check; with them in, a
   // failing canary explains a non-zero exit status (checkSuspiciousOutput's last rule).
   const withCanaries = parse(log);
-  const canaryVerdict = canaries === null ? null : checkCanaries(canaries, log, parse, testRun);
+  const canaryVerdict =
+    canaries === null ? null : checkCanaries(canaries, log, parse, testRun, withCanaries);
   const statuses = canaryVerdict?.statuses ?? withCanaries;
   const forged = canaryVerdict?.findings ?? [];
   const tampering = [...changeTampering, ...forged];
