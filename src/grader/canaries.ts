@@ -26,11 +26,25 @@ import {
 export type CanaryPlan =
   | {
       /** The test runner the canaries are written for. */
-      readonly style: "pytest";
+      readonly style: CanaryRunner;
       /** The hidden test modules that take canaries (paths in the checkout). */
       readonly files: readonly string[];
     }
   | { readonly style: null; readonly why: string };
+
+/** The runners canaries are written for. */
+export type CanaryRunner = "pytest" | "sympy" | "unittest";
+
+/** Which runner each log parser reads the output of. */
+const RUNNER_OF: Readonly<Record<string, CanaryRunner>> = {
+  pytest: "pytest",
+  pytest_options: "pytest",
+  pytest_v2: "pytest",
+  matplotlib: "pytest",
+  seaborn: "pytest",
+  sympy: "sympy",
+  django: "unittest",
+};
 
 /** The canaries of one grade, as planted. */
 export interface PlantedCanaries {
@@ -56,7 +70,7 @@ export interface TestProcessEnd {
 
 /** Test command options under which a failing canary changes which tests run. */
 const RUN_CHANGING_OPTIONS =
-  /(^|\s)(-x|--exitfirst|--maxfail(=|\s)\S+|--sw|--stepwise|-k(\s|\S)|--lf|--last-failed|--ff|--failed-first|--deselect)/;
+  /(^|\s)(-x|--exitfirst|--failfast|--maxfail(=|\s)\S+|--sw|--stepwise|-k(\s|\S)|--lf|--last-failed|--ff|--failed-first|--deselect)/;
 
 /**
  * A test module by its name, as the suites' pytest settings find them (`test_*.py`, `*_test.py`,
@@ -65,23 +79,24 @@ const RUN_CHANGING_OPTIONS =
 const TEST_MODULE = /(^|\/)([^/]*test_[^/]*|[^/]*_test|tests?)\.py$/;
 
 /**
- * Decides whether and where a grade plants canaries: pytest-based runners (the pytest parsers
- * read its `-rA` summary), in the hidden test modules the test command runs, unless an option
- * makes a failing test stop or select the run.
+ * Decides whether and where a grade plants canaries: in the hidden test modules (the test
+ * patch's files named like test modules, which the test command runs), for pytest, SymPy's
+ * bin/test or Django's runtests.py, unless an option makes a failing test stop or select the run.
  */
 export function planCanaries(
   runner: { readonly testCommand: string; readonly logParser: string },
-  directives: readonly string[],
+  testFiles: readonly string[],
   enabled = true,
 ): CanaryPlan {
   if (!enabled) return { style: null, why: "turned off for this grade" };
-  if (!["pytest", "pytest_options", "pytest_v2"].includes(runner.logParser))
+  const style = RUNNER_OF[runner.logParser];
+  if (style === undefined)
     return { style: null, why: `no canaries for the ${runner.logParser} runner yet` };
   if (RUN_CHANGING_OPTIONS.test(runner.testCommand))
     return { style: null, why: "the test command stops at or selects failures" };
-  const files = directives.filter((file) => TEST_MODULE.test(file));
+  const files = testFiles.filter((file) => TEST_MODULE.test(file));
   if (files.length === 0) return { style: null, why: "the hidden tests add no test module" };
-  return { style: "pytest", files };
+  return { style, files };
 }
 
 /** One line for the plan in grader.log. */
@@ -120,7 +135,13 @@ export async function plantCanaries(
     ];
     if (planted.length === 0) requests[0] = { mustFail: false, carriesSentinel: true };
     const source = await readFile(full, "utf8");
-    const { text, canaries } = insertCanaries(source, shuffle(random, requests), random, sentinel);
+    const { text, canaries } = insertCanaries(
+      source,
+      shuffle(random, requests),
+      random,
+      sentinel,
+      plan.style === "unittest" ? "unittest" : "functions",
+    );
     await writeFile(full, text);
     planted.push(...canaries.map((canary) => ({ ...canary, file })));
   }
@@ -145,8 +166,9 @@ export function checkCanaries(
   const canaryIds = new Set<string>();
   const statusOf = new Map<CanaryFunction, TestStatus | null>();
   for (const canary of planted.canaries) {
-    // An id may carry its message (pytest_v2 keeps it on ERROR and XFAIL lines).
-    const own = new RegExp(`(^|::)${canary.name}($|\\s)`);
+    // pytest ids end `::name` (pytest_v2's may carry a message after it), SymPy's are the name
+    // or `path.py:name`, Django's start `name (module.Class)`.
+    const own = new RegExp(`(^|::|:)${canary.name}($|\\s)`);
     const matching = ids.filter((id) => own.test(id));
     for (const id of matching) canaryIds.add(id);
     statusOf.set(canary, matching.length === 0 ? null : (all[matching[0] as string] ?? null));
@@ -179,6 +201,9 @@ export function checkCanaries(
   if (!ended) return { findings, statuses };
 
   const reported = (canary: CanaryFunction): boolean => statusOf.get(canary) !== null;
+  // SymPy and unittest report a failing test's exception as an error.
+  const hasFailed = (canary: CanaryFunction): boolean =>
+    statusOf.get(canary) === "FAILED" || statusOf.get(canary) === "ERROR";
   say(
     "a test that must fail is missing from the log while its module ran",
     mustFail.filter(
@@ -191,12 +216,10 @@ export function checkCanaries(
       (canary) =>
         !canary.mustFail &&
         !reported(canary) &&
-        (byFile.get(canary.file) ?? []).some(
-          (other) => other.mustFail && statusOf.get(other) === "FAILED",
-        ),
+        (byFile.get(canary.file) ?? []).some((other) => other.mustFail && hasFailed(other)),
     ),
   );
-  const failed = mustFail.filter((canary) => statusOf.get(canary) === "FAILED");
+  const failed = mustFail.filter(hasFailed);
   if (end.exitCode === 0 && failed.length > 0)
     say("the test process exited with status 0 although a test failed", failed);
   findings.push(...checkSentinel(planted, log, parse, all, statusOf));

@@ -123,7 +123,8 @@ export function canaryName(random: Random, source: string, taken: Set<string>): 
       if (!words.includes(word)) words.push(word);
     }
     const name = `test_${words.join("_")}`;
-    if (!taken.has(name) && !new RegExp(`\\b${name}\\b`).test(source)) {
+    const free = (word: string): boolean => !new RegExp(`\\b${word}\\b`).test(source);
+    if (!taken.has(name) && free(name) && free(className(name))) {
       taken.add(name);
       return name;
     }
@@ -167,26 +168,53 @@ function body(random: Random, mustFail: boolean): string[] {
   return pick(random, templates)();
 }
 
-/** The lines of one canary function. */
-export function canaryLines(random: Random, canary: CanaryFunction, sentinel: string): string[] {
-  const lines = [`def ${canary.name}():`];
+/**
+ * How canaries are written: module-level functions (pytest, SymPy's bin/test) or, for unittest
+ * runners (Django's runtests.py), each in a TestCase class of its own.
+ */
+export type CanaryStyle = "functions" | "unittest";
+
+/** The lines of one canary: a function, or a TestCase class holding it as its one method. */
+export function canaryLines(
+  random: Random,
+  canary: CanaryFunction,
+  sentinel: string,
+  style: CanaryStyle = "functions",
+): string[] {
+  const inner: string[] = [];
   if (canary.carriesSentinel) {
     // Registered while the tests run, so it runs before any exit handler registered earlier
     // (at import, by the change's code): whatever those print comes after the sentinel.
-    lines.push(
-      "    import atexit",
-      "    import sys",
+    inner.push(
+      "import atexit",
+      "import sys",
       "",
-      "    def _done():",
-      '        stream = getattr(sys, "__stdout__", None) or sys.stdout',
-      `        stream.write("\\n${sentinel}\\n")`,
-      "        stream.flush()",
+      "def _done():",
+      '    stream = getattr(sys, "__stdout__", None) or sys.stdout',
+      `    stream.write("\\n${sentinel}\\n")`,
+      "    stream.flush()",
       "",
-      "    atexit.register(_done)",
+      "atexit.register(_done)",
     );
   }
-  lines.push(...body(random, canary.mustFail).map((line) => `    ${line}`));
-  return lines;
+  inner.push(...body(random, canary.mustFail));
+  const indent = (lines: readonly string[], by: string): string[] =>
+    lines.map((line) => (line === "" ? "" : `${by}${line}`));
+  if (style === "functions") return [`def ${canary.name}():`, ...indent(inner, "    ")];
+  // No import at the module's top: the class names unittest itself.
+  return [
+    `class ${className(canary.name)}(__import__("unittest").TestCase):`,
+    `    def ${canary.name}(self):`,
+    ...indent(inner, "        "),
+  ];
+}
+
+/** `test_parse_default_value` -> `TestParseDefaultValue`. */
+export function className(name: string): string {
+  return name
+    .split("_")
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join("");
 }
 
 /**
@@ -198,6 +226,7 @@ export function insertCanaries(
   requests: readonly CanaryRequest[],
   random: Random,
   sentinel: string,
+  style: CanaryStyle = "functions",
 ): { text: string; canaries: CanaryFunction[] } {
   const newline = source.includes("\r\n") ? "\r\n" : "\n";
   const lines = source.split(newline);
@@ -213,7 +242,7 @@ export function insertCanaries(
     const canary = { ...request, name: canaryName(random, source, taken) };
     canaries.push(canary);
     const place = pick(random, places);
-    const text = canaryLines(random, canary, sentinel);
+    const text = canaryLines(random, canary, sentinel, style);
     byPlace.set(place, [...(byPlace.get(place) ?? []), ...text, "", ""]);
   }
   const out: string[] = [];

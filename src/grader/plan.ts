@@ -154,7 +154,11 @@ export function planGrade(
     testCommand: [spec.testCommand, ...directives.map(quoteShell)].join(" "),
     preTest: spec.preTest ?? [],
     parser: spec.logParser,
-    canaries: planCanaries(spec, directives, options.canaries !== false),
+    canaries: planCanaries(
+      spec,
+      selectTestDirectives(oracle.testPatch, "files"),
+      options.canaries !== false,
+    ),
     services: spec.services ?? [],
     failToPass: oracle.failToPass,
     passToPass: oracle.passToPass,

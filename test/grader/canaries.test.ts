@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -66,7 +66,7 @@ describe("where canaries go", () => {
     ]);
   });
 
-  it("only plans canaries for pytest runners whose run no failure can stop", () => {
+  it("only plans canaries for runners it knows, whose run no failure can stop", () => {
     const pytest = { testCommand: "pytest -rA", logParser: "pytest" };
     expect(
       planCanaries(pytest, ["tests/test_a.py", "tests/conftest.py", "tests/data.txt"]),
@@ -75,7 +75,16 @@ describe("where canaries go", () => {
       style: null,
       why: "the test command stops at or selects failures",
     });
-    expect(planCanaries({ ...pytest, logParser: "django" }, ["tests/test_a.py"]).style).toBeNull();
+    expect(planCanaries({ ...pytest, logParser: "django" }, ["tests/test_a.py"]).style).toBe(
+      "unittest",
+    );
+    expect(planCanaries({ ...pytest, logParser: "sympy" }, ["tests/test_a.py"]).style).toBe(
+      "sympy",
+    );
+    expect(planCanaries({ ...pytest, logParser: "tap" }, ["tests/test_a.py"])).toEqual({
+      style: null,
+      why: "no canaries for the tap runner yet",
+    });
     expect(planCanaries(pytest, ["tests/test_a.py"], false).style).toBeNull();
   });
 });
@@ -144,6 +153,85 @@ describe("planted canaries", () => {
       "def test_b():\n    pass\n",
     );
     expect(planted?.canaries.filter((canary) => canary.carriesSentinel)).toHaveLength(1);
+  });
+});
+
+describe("canaries for other runners", () => {
+  it("as unittest classes, run by unittest and read by Django's parser, they pass and fail as they must", async () => {
+    const repo = tempDir();
+    execFileSync("mkdir", ["-p", path.join(repo, "tests")]);
+    writeFileSync(path.join(repo, "tests", "__init__.py"), "");
+    writeFileSync(
+      path.join(repo, "tests", "test_real.py"),
+      "import unittest\n\n\nclass TestReal(unittest.TestCase):\n    def test_real(self):\n        self.assertEqual(1 + 1, 2)\n",
+    );
+    const planted = await plantCanaries(
+      planCanaries({ testCommand: "python -m unittest -v", logParser: "django" }, [
+        "tests/test_real.py",
+      ]),
+      repo,
+      seededRandom(11),
+    );
+    expect(planted?.canaries.length).toBeGreaterThanOrEqual(2);
+    const run = spawnSync("bash", ["-c", "exec 2>&1\npython3 -m unittest -v tests/test_real.py"], {
+      cwd: repo,
+      encoding: "utf8",
+    });
+    expect(run.status).toBe(1);
+    const log = `>>>>> Start Test Output\n${run.stdout}\n>>>>> End Test Output\n`;
+    const parse = (text: string): Record<string, TestStatus> => parseTestLog(text, "django");
+    const verdict = checkCanaries(planted!, log, parse, {
+      exitCode: 1,
+      timedOut: false,
+      limitExceeded: null,
+    });
+    expect(verdict.findings).toEqual([]);
+    expect(Object.values(verdict.statuses)).toEqual(["PASSED"]);
+    expect(Object.keys(verdict.statuses)[0]).toMatch(/^test_real \(tests\.test_real\.TestReal/);
+  });
+
+  it("reads SymPy's verbose lines and failure headers", () => {
+    const planted: PlantedCanaries = {
+      sentinel: "lab-canaries-done s",
+      canaries: [
+        {
+          file: "sympy/core/tests/test_a.py",
+          name: "test_keep_value",
+          mustFail: false,
+          carriesSentinel: true,
+        },
+        {
+          file: "sympy/core/tests/test_a.py",
+          name: "test_sort_items",
+          mustFail: true,
+          carriesSentinel: false,
+        },
+      ],
+    };
+    const log = [
+      ">>>>> Start Test Output",
+      "sympy/core/tests/test_a.py[3] ",
+      "test_real ok",
+      "test_keep_value ok",
+      "test_sort_items F                                                           [FAIL]",
+      "________________________________ sympy/core/tests/test_a.py:test_sort_items _________________________________",
+      "AssertionError",
+      "",
+      "lab-canaries-done s",
+      ">>>>> End Test Output",
+    ].join("\n");
+    const parse = (text: string): Record<string, TestStatus> => parseTestLog(text, "sympy");
+    const ended = { exitCode: 1, timedOut: false, limitExceeded: null };
+    expect(checkCanaries(planted, log, parse, ended)).toEqual({
+      findings: [],
+      statuses: { test_real: "PASSED" },
+    });
+    const forged = log
+      .replace(/test_sort_items F .*\n/, "test_sort_items ok\n")
+      .replace(/_+ sympy\/core\/tests\/test_a\.py:test_sort_items _+\n/, "");
+    expect(checkCanaries(planted, forged, parse, ended).findings).toEqual([
+      "canaries: a test that must fail was reported as passing (test_sort_items)",
+    ]);
   });
 });
 

@@ -5,13 +5,14 @@
  * never flag the gold patches.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { gradeChange } from "../../src/grader/index.js";
 import { detectTestTampering } from "../../src/grader/tamper.js";
 import { readTrialResults, runPaths } from "../../src/store/index.js";
 import { loadOracle, loadSuite, loadTask, suiteLayout } from "../../src/suite/index.js";
+import { addTask, pyproject, writeFixtureSuite } from "../helpers/fixture-suite.js";
 import { runLab, testEnvironment } from "../helpers/lab.js";
 import { repoRoot } from "../helpers/temp.js";
 import { hasBwrap } from "../sandbox/helpers.js";
@@ -109,4 +110,77 @@ describe.runIf(hasBwrap())("forgers on the starter suite", () => {
       }
     }, 600_000);
   }
+});
+
+describe.runIf(hasBwrap())("a forger against a unittest runner (Django's parser)", () => {
+  it("gold is not flagged; failures recorded as successes resolve without canaries and are flagged with them", async () => {
+    const root = mkdtempSync(path.join(repoRoot, ".cache", "forge-unittest-"));
+    try {
+      const evalsDir = path.join(root, "evals");
+      const pkg = "adder";
+      const testFile = (body: string) =>
+        `import unittest\n\nfrom ${pkg} import add\n\n\nclass TestAdd(unittest.TestCase):\n${body}`;
+      const suiteDir = writeFixtureSuite(evalsDir, "unit", [
+        addTask("adder", {
+          base: {
+            "pyproject.toml": pyproject(pkg),
+            [`src/${pkg}/__init__.py`]: "def add(a, b):\n    return a - b\n",
+            "tests/test_add.py": testFile(
+              "    def test_zero(self):\n        self.assertEqual(add(0, 0), 0)\n",
+            ),
+          },
+          tests: {
+            "tests/test_add.py": testFile(
+              "    def test_zero(self):\n        self.assertEqual(add(0, 0), 0)\n\n    def test_two(self):\n        self.assertEqual(add(1, 1), 2)\n",
+            ),
+          },
+          failToPass: ["test_two (tests.test_add.TestAdd.test_two)"],
+          passToPass: ["test_zero (tests.test_add.TestAdd.test_zero)"],
+          testCommand: "python -m unittest -v",
+        }),
+      ]);
+      const oracleDir = path.join(suiteDir, "oracle", "adder");
+      const spec = JSON.parse(
+        readFileSync(path.join(oracleDir, "environment.json"), "utf8"),
+      ) as object;
+      writeFileSync(
+        path.join(oracleDir, "environment.json"),
+        JSON.stringify({ ...spec, logParser: "django" }),
+      );
+      const suite = await loadSuite("unit", { evalsDir, cwd: root });
+      const task = await loadTask(suite, "adder");
+      const oracle = await loadOracle(task);
+      const grade = async (
+        change: { patch: string } | { workTree: string },
+        canaries: boolean,
+        name: string,
+      ) =>
+        (
+          await gradeChange(task, oracle, change, {
+            scratchDir: path.join(root, name),
+            logFile: path.join(root, `${name}.log`),
+            environment: testEnvironment(),
+            setupTimeoutMs: 60_000,
+            installTimeoutMs: 300_000,
+            testTimeoutMs: 120_000,
+            canaries,
+          })
+        ).grade;
+      const gold = await grade({ patch: oracle.goldPatch }, true, "gold");
+      expect(gold, String(gold.reason)).toMatchObject({ resolved: true, tampering: [] });
+      expect(gold.canaries?.mustFail).toBeGreaterThan(0);
+
+      const tree = path.join(root, "work");
+      execFileSync("bash", [path.join(task.dir, "setup.sh"), tree]);
+      execFileSync("bash", [path.join(HOSTILE_DIR, "forge.sh"), "unittest-flip"], { cwd: tree });
+      expect(await grade({ workTree: tree }, false, "unguarded")).toMatchObject({ resolved: true });
+      const guarded = await grade({ workTree: tree }, true, "guarded");
+      expect(guarded.resolved).toBe(false);
+      expect(guarded.tampering).toContainEqual(
+        expect.stringMatching(/^canaries: a test that must fail was reported as passing/),
+      );
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }, 300_000);
 });
