@@ -1,5 +1,6 @@
 import type { AuditFile, AuditVariant, TaskAudit } from "../core/index.js";
 import type { EnvironmentOptions } from "../environment/index.js";
+import { withLock } from "../store/index.js";
 import {
   loadOracle,
   loadTask,
@@ -77,15 +78,18 @@ export async function auditSuite(
       onVariant: (variant) => options.onVariant?.(id, variant),
     });
     audits.push(audit);
-    tasks = { ...tasks, [id]: audit };
-    const file: AuditFile = {
-      schemaVersion: 1,
-      suite: suite.name,
-      labVersion: options.labVersion,
-      updatedAt: new Date().toISOString(),
-      tasks,
-    };
-    await writeAuditFile(suite.dir, file);
+    // Read again under a lock: another audit of the suite (other tasks) may have written since.
+    await withLock(suiteLayout(suite.dir).auditFile, async () => {
+      tasks = { ...((await readAuditFile(suite.dir))?.tasks ?? tasks), [id]: audit };
+      const file: AuditFile = {
+        schemaVersion: 1,
+        suite: suite.name,
+        labVersion: options.labVersion,
+        updatedAt: new Date().toISOString(),
+        tasks,
+      };
+      await writeAuditFile(suite.dir, file);
+    });
     options.onTask?.({ ...event, audit });
   }
   return { audits, file: suiteLayout(suite.dir).auditFile };
