@@ -47,7 +47,9 @@ def is_docstring(statement):
     if not isinstance(statement, ast.Expr):
         return False
     value = statement.value
-    if hasattr(ast, "Str") and isinstance(value, ast.Str):
+    # Before 3.8 a string is ast.Str; from 3.8 on ast.Str is a deprecated alias (a warning on
+    # every use from 3.12, gone in 3.14), so it is only asked for where it is the real node.
+    if sys.version_info < (3, 8) and isinstance(value, ast.Str):
         return True
     constant = getattr(ast, "Constant", None)
     return constant is not None and isinstance(value, constant) and isinstance(value.value, type(u""))
