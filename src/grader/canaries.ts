@@ -141,6 +141,7 @@ export async function plantCanaries(
       random,
       sentinel,
       plan.style === "unittest" ? "unittest" : "functions",
+      { beforeLastTest: plan.style === "sympy" },
     );
     await writeFile(full, text);
     planted.push(...canaries.map((canary) => ({ ...canary, file })));

@@ -218,8 +218,30 @@ export function className(name: string): string {
 }
 
 /**
+ * The places of `insertCanaries` up to the module's last test function (`def test_...`, or the
+ * decorators above it), or null when it has none. SymPy's bin/test runs a module's functions in
+ * the order of their lines and writes its `[OK]`/`[FAIL]` mark on the last one's line, which
+ * SWE-bench's parser then cannot read: a canary after the module's last test would take that
+ * place, hiding the canary and showing the test.
+ */
+function placesUpToLastTest(lines: readonly string[], places: readonly number[]): number[] | null {
+  const isTest = (place: number): boolean => {
+    for (let index = place; index < lines.length; index++) {
+      const line = lines[index] ?? "";
+      if (/^(async\s+)?def\s/.test(line)) return /^(async\s+)?def\s+test_/.test(line);
+      if (/^class\s/.test(line)) return false;
+    }
+    return false;
+  };
+  const last = places.filter(isTest).at(-1);
+  return last === undefined ? null : places.filter((place) => place <= last);
+}
+
+/**
  * `source` with each canary put before a randomly chosen top-level definition (or at the end),
  * two blank lines around it as PEP 8 spaces functions. Returns the new text and the canaries.
+ * With `beforeLastTest` (SymPy's bin/test) every canary goes before the module's last test
+ * function, which stays the last test run.
  */
 export function insertCanaries(
   source: string,
@@ -227,14 +249,15 @@ export function insertCanaries(
   random: Random,
   sentinel: string,
   style: CanaryStyle = "functions",
+  options: { readonly beforeLastTest?: boolean } = {},
 ): { text: string; canaries: CanaryFunction[] } {
   const newline = source.includes("\r\n") ? "\r\n" : "\n";
   const lines = source.split(newline);
   if (lines.at(-1) === "") lines.pop();
-  const places = [
-    ...findInsertionLines(source).filter((line) => line < lines.length),
-    lines.length,
-  ];
+  const definitions = findInsertionLines(source).filter((line) => line < lines.length);
+  const places = (options.beforeLastTest === true
+    ? placesUpToLastTest(lines, definitions)
+    : null) ?? [...definitions, lines.length];
   const taken = new Set<string>();
   const byPlace = new Map<number, string[]>();
   const canaries: CanaryFunction[] = [];

@@ -124,6 +124,50 @@ describe("planted canaries", () => {
     }
   });
 
+  it("for SymPy's bin/test, go before the module's last test function, which stays the last one run", () => {
+    // bin/test runs a module's functions in line order and puts its [OK]/[FAIL] mark on the last
+    // one's line, which SWE-bench's parser cannot read: that place must stay the module's own.
+    const sympyModule = [
+      "from sympy.testing.pytest import XFAIL",
+      "",
+      "",
+      "def test_first():",
+      "    pass",
+      "",
+      "",
+      "@XFAIL",
+      "def test_last():",
+      "    pass",
+      "",
+      "",
+      "def helper():",
+      "    return 1",
+      "",
+    ].join("\n");
+    const requests = [
+      { mustFail: false, carriesSentinel: true },
+      { mustFail: false, carriesSentinel: false },
+      { mustFail: true, carriesSentinel: false },
+      { mustFail: true, carriesSentinel: false },
+    ];
+    const lastDefinition = (text: string) =>
+      Math.max(...[...text.matchAll(/^def (test_\w+)\(/gm)].map((match) => match.index));
+    let anywhereAfter = 0;
+    for (let seed = 1; seed <= 30; seed++) {
+      const sympy = insertCanaries(sympyModule, requests, seededRandom(seed), "s", "functions", {
+        beforeLastTest: true,
+      });
+      expect(sympy.text.slice(lastDefinition(sympy.text))).toMatch(/^def test_last\(/);
+      expect(sympy.text).toContain("@XFAIL\ndef test_last():");
+      const anywhere = insertCanaries(sympyModule, requests, seededRandom(seed), "s");
+      if (!anywhere.text.slice(lastDefinition(anywhere.text)).startsWith("def test_last(")) {
+        anywhereAfter++;
+      }
+    }
+    // Without the rule (pytest), canaries also land after the last test and at the end.
+    expect(anywhereAfter).toBeGreaterThan(0);
+  });
+
   it("keeps a module's CRLF line endings", () => {
     const crlf = "def test_a():\r\n    pass\r\n";
     const { text } = insertCanaries(
