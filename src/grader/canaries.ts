@@ -80,13 +80,15 @@ const TEST_MODULE = /(^|\/)([^/]*test_[^/]*|[^/]*_test|tests?)\.py$/;
 
 /**
  * Decides whether and where a grade plants canaries: in the hidden test modules (the test
- * patch's files named like test modules, which the test command runs), for pytest, SymPy's
- * bin/test or Django's runtests.py, unless an option makes a failing test stop or select the run.
+ * patch's files named like test modules, or named by a hidden test's id as pytest's own
+ * `testing/python/fixtures.py` is, which the test command runs), for pytest, SymPy's bin/test
+ * or Django's runtests.py, unless an option makes a failing test stop or select the run.
  */
 export function planCanaries(
   runner: { readonly testCommand: string; readonly logParser: string },
   testFiles: readonly string[],
   enabled = true,
+  testIds: readonly string[] = [],
 ): CanaryPlan {
   if (!enabled) return { style: null, why: "turned off for this grade" };
   const style = RUNNER_OF[runner.logParser];
@@ -94,7 +96,10 @@ export function planCanaries(
     return { style: null, why: `no canaries for the ${runner.logParser} runner yet` };
   if (RUN_CHANGING_OPTIONS.test(runner.testCommand))
     return { style: null, why: "the test command stops at or selects failures" };
-  const files = testFiles.filter((file) => TEST_MODULE.test(file));
+  // pytest's ids are `path.py::name`, SymPy's failure ids `path.py:name`.
+  const named = (file: string): boolean =>
+    testIds.some((id) => id.startsWith(`${file}::`) || id.startsWith(`${file}:`));
+  const files = testFiles.filter((file) => TEST_MODULE.test(file) || named(file));
   if (files.length === 0) return { style: null, why: "the hidden tests add no test module" };
   return { style, files };
 }

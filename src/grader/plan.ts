@@ -158,6 +158,7 @@ export function planGrade(
       spec,
       selectTestDirectives(oracle.testPatch, "files"),
       options.canaries !== false,
+      [...oracle.failToPass, ...oracle.passToPass],
     ),
     services: spec.services ?? [],
     failToPass: oracle.failToPass,

@@ -86,6 +86,13 @@ describe("where canaries go", () => {
       why: "no canaries for the tap runner yet",
     });
     expect(planCanaries(pytest, ["tests/test_a.py"], false).style).toBeNull();
+    // pytest's own suite collects testing/*/*.py: a file a hidden test's id names is a module.
+    expect(
+      planCanaries(pytest, ["testing/python/fixtures.py", "testing/conftest.py"], true, [
+        "testing/python/fixtures.py::TestFillFixtures::test_funcarg_lookupfails",
+      ]),
+    ).toEqual({ style: "pytest", files: ["testing/python/fixtures.py"] });
+    expect(planCanaries(pytest, ["testing/python/fixtures.py"]).style).toBeNull();
   });
 });
 
