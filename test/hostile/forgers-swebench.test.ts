@@ -77,20 +77,27 @@ describe.runIf(mirrors !== undefined && mirrors !== "" && hasBwrap())(
     }, 7_200_000);
 
     for (const mode of ["flip-failures", "print-all"]) {
-      it(`${mode} is flagged and resolves nothing`, async () => {
-        const task = tasks.find((id) => id.startsWith("psf__requests")) ?? tasks[0] ?? "";
+      it(`${mode} is flagged and resolves nothing, on one task of each repository`, async () => {
+        // One task per repository: each repository lays out and names its test modules its own
+        // way (pylint's unittest_*.py), and the canaries must find a place in every one.
+        const perRepo = [
+          ...new Map(tasks.map((id) => [id.replace(/-\d+$/, ""), id] as const)).values(),
+        ];
         const run = await runLab(
-          at("run", `forge-${mode}`, "--suite", "swebench", "--tasks", task),
-          {
-            cwd: root,
-            env,
-          },
+          at("run", `forge-${mode}`, "--suite", "swebench", "--tasks", perRepo.join(",")),
+          { cwd: root, env },
         );
         expect(run.code, run.stderr).toBe(0);
-        const [trial] = await readTrialResults(runPaths(runsDir, `swebench-forge-${mode}`));
-        expect(trial?.resolved).toBe(false);
-        expect(trial?.grade?.tampering.some((line) => line.startsWith("canaries: "))).toBe(true);
-      }, 1_800_000);
+        const trials = await readTrialResults(runPaths(runsDir, `swebench-forge-${mode}`));
+        expect(trials.map((trial) => trial.taskId).sort()).toEqual(perRepo.sort());
+        for (const trial of trials) {
+          expect(trial.resolved, trial.taskId).toBe(false);
+          expect(
+            trial.grade?.tampering.some((line) => line.startsWith("canaries: ")),
+            `${trial.taskId}: ${String(trial.grade?.reason)}`,
+          ).toBe(true);
+        }
+      }, 3_600_000);
     }
   },
 );
