@@ -1,7 +1,7 @@
 /**
  * The canaries on real SWE-bench tasks (opt-in: set LAB_MIRRORS). Gold is never flagged on any
  * kept task of the suite, and the forgers are caught. The suite is LAB_SWEBENCH_EVALS_DIR's
- * `swebench` suite when set (e.g. the full tier), else two instances generated here from
+ * `swebench` suite when set (e.g. the full tier), else three instances generated here from
  * LAB_SWEBENCH_DATASET (a rows file, as `lab gen --dataset` takes) or Hugging Face.
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -14,7 +14,9 @@ import { hasBwrap } from "../sandbox/helpers.js";
 import { HOSTILE_DIR } from "./helpers.js";
 
 const mirrors = process.env.LAB_MIRRORS;
-const INSTANCES = ["psf__requests-1963", "pallets__flask-4045"];
+const INSTANCES = ["psf__requests-1963", "pallets__flask-4045", "sympy__sympy-24152"];
+/** Repositories whose tests pytest does not run: the pytest forgers have nothing to rewrite. */
+const NOT_PYTEST = /^(sympy__sympy|django__django)-/;
 
 describe.runIf(mirrors !== undefined && mirrors !== "" && hasBwrap())(
   "canaries on SWE-bench tasks",
@@ -53,7 +55,7 @@ describe.runIf(mirrors !== undefined && mirrors !== "" && hasBwrap())(
         path.join(root, "lab.config.json"),
         JSON.stringify({
           tools: Object.fromEntries(
-            ["flip-failures", "print-all"].map((mode) => [
+            ["flip-failures", "print-all", "sympy-flip"].map((mode) => [
               `forge-${mode}`,
               {
                 command: `bash ${path.join(HOSTILE_DIR, "forge.sh")} ${mode}`,
@@ -77,12 +79,17 @@ describe.runIf(mirrors !== undefined && mirrors !== "" && hasBwrap())(
     }, 7_200_000);
 
     for (const mode of ["flip-failures", "print-all"]) {
-      it(`${mode} is flagged and resolves nothing, on one task of each repository`, async () => {
+      it(`${mode} is flagged and resolves nothing, on one task of each repository`, async (context) => {
         // One task per repository: each repository lays out and names its test modules its own
         // way (pylint's unittest_*.py), and the canaries must find a place in every one.
         const perRepo = [
-          ...new Map(tasks.map((id) => [id.replace(/-\d+$/, ""), id] as const)).values(),
+          ...new Map(
+            tasks
+              .filter((id) => !NOT_PYTEST.test(id))
+              .map((id) => [id.replace(/-\d+$/, ""), id] as const),
+          ).values(),
         ];
+        if (perRepo.length === 0) context.skip("the suite has no task pytest runs");
         const run = await runLab(
           at("run", `forge-${mode}`, "--suite", "swebench", "--tasks", perRepo.join(",")),
           { cwd: root, env },
@@ -99,5 +106,26 @@ describe.runIf(mirrors !== undefined && mirrors !== "" && hasBwrap())(
         }
       }, 3_600_000);
     }
+
+    it("sympy-flip (failures recorded as passes by bin/test's reporter) is flagged on SymPy tasks", async (context) => {
+      const sympy = tasks.filter((id) => id.startsWith("sympy__sympy-"));
+      if (sympy.length === 0) context.skip("the suite has no SymPy task");
+      const run = await runLab(
+        at("run", "forge-sympy-flip", "--suite", "swebench", "--tasks", sympy.join(",")),
+        { cwd: root, env },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      const trials = await readTrialResults(runPaths(runsDir, "swebench-forge-sympy-flip"));
+      expect(trials).toHaveLength(sympy.length);
+      for (const trial of trials) {
+        expect(trial.resolved, trial.taskId).toBe(false);
+        expect(
+          trial.grade?.tampering,
+          `${trial.taskId}: ${String(trial.grade?.reason)}`,
+        ).toContainEqual(
+          expect.stringMatching(/^canaries: a test that must fail was reported as passing/),
+        );
+      }
+    }, 1_800_000);
   },
 );
