@@ -79,7 +79,7 @@ describe.runIf(mirrors !== undefined && mirrors !== "" && hasBwrap())(
     }, 7_200_000);
 
     for (const mode of ["flip-failures", "print-all"]) {
-      it(`${mode} is flagged and resolves nothing, on one task of each repository`, async (context) => {
+      it(`${mode} resolves nothing and is flagged wherever it acts, on one task of each repository`, async (context) => {
         // One task per repository: each repository lays out and names its test modules its own
         // way (pylint's unittest_*.py), and the canaries must find a place in every one.
         const perRepo = [
@@ -99,11 +99,17 @@ describe.runIf(mirrors !== undefined && mirrors !== "" && hasBwrap())(
         expect(trials.map((trial) => trial.taskId).sort()).toEqual(perRepo.sort());
         for (const trial of trials) {
           expect(trial.resolved, trial.taskId).toBe(false);
+          // Flagged, unless the forgery did nothing: in pytest's own repository the forger lands
+          // in _pytest itself, imported before the module it patches, and the hidden tests then
+          // fail honestly. A forgery that worked would have made them pass.
+          const flagged = trial.grade?.tampering.some((line) => line.startsWith("canaries: "));
+          const inert = /^\d+ of \d+ FAIL_TO_PASS tests failed: /.test(trial.grade?.reason ?? "");
           expect(
-            trial.grade?.tampering.some((line) => line.startsWith("canaries: ")),
+            flagged === true || (trial.taskId.startsWith("pytest-dev__pytest-") && inert),
             `${trial.taskId}: ${String(trial.grade?.reason)}`,
           ).toBe(true);
         }
+        expect(trials.filter((trial) => trial.grade?.tampering.length).length).toBeGreaterThan(0);
       }, 3_600_000);
     }
 
