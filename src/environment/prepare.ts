@@ -148,7 +148,7 @@ export async function prepareEnvironment(
           uv,
           "pip",
           "install",
-          "--compile-bytecode",
+          ...(uvCompilesBytecodeFor(python.version) ? ["--compile-bytecode"] : []),
           ...pinsArgs,
           ...(buildConstraints.length === 0 ? [] : ["--build-constraints", constraintsFile]),
           "--python",
@@ -171,6 +171,27 @@ export async function prepareEnvironment(
         throw buildError(
           spec,
           `installing the pins failed: ${summarizeUvFailure(install.stderrTail)}`,
+        );
+    }
+    if (spec.pins.length > 0 && !uvCompilesBytecodeFor(python.version)) {
+      // The environment is read-only once built, so its bytecode must be written now.
+      // compileall's status is 1 when any file does not compile (a package's files for
+      // another Python), which uv's compiler also passes over.
+      const compiled = await runCommand(
+        [
+          path.join(staging, "bin", "python"),
+          "-m",
+          "compileall",
+          "-q",
+          sitePackagesOf(staging, python),
+        ],
+        { env, timeoutMs: options.timeoutMs, signal: options.signal },
+      );
+      log.push(compiled.stderrTail);
+      if (compiled.timedOut || (compiled.exitCode !== 0 && compiled.exitCode !== 1))
+        throw buildError(
+          spec,
+          `compiling the pins' bytecode failed: ${lastLine(compiled.stderrTail)}`,
         );
     }
     await writeFile(
@@ -196,6 +217,16 @@ export async function prepareEnvironment(
     built: true,
     pins: spec.pins,
   };
+}
+
+/**
+ * Whether uv's own bytecode compiler runs on this interpreter: its compile script uses
+ * py_compile.PycInvalidationMode, which Python 3.7 added (uv 0.13 fails on 3.6 with
+ * "Bytecode compilation failed"). Older interpreters compile with their own compileall.
+ */
+export function uvCompilesBytecodeFor(version: string): boolean {
+  const [major = 0, minor = 0] = version.split(".").map(Number);
+  return major > 3 || (major === 3 && minor >= 7);
 }
 
 /** Variables of the user's environment that uv is given: its index, cache, certificates and proxies. */
