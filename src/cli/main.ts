@@ -41,7 +41,7 @@ function renderMainHelp(): string {
     "Quick start:",
     "  lab run gold --suite starter && lab run noop --suite starter && lab report --suite starter",
     "",
-    "Run `lab <command> --help` for a command's options.",
+    "Run `lab <command> --help` (or `lab help <command>`) for a command's options.",
     "",
   ].join("\n");
 }
@@ -53,11 +53,15 @@ function renderMainHelp(): string {
  */
 export async function main(argv: readonly string[], io: CliIO): Promise<number> {
   const [first, ...rest] = argv;
+  if (first === "help" && rest.length > 0) {
+    // `lab help run` is `lab run --help`.
+    return main([...rest.slice(0, 1), "--help"], io);
+  }
   if (first === undefined || first === "--help" || first === "-h" || first === "help") {
     io.stdout.write(renderMainHelp());
     return first === undefined ? 2 : 0;
   }
-  if (first === "--version" || first === "-v") {
+  if (first === "--version" || first === "-v" || first === "-V") {
     io.stdout.write(`${LAB_VERSION}\n`);
     return 0;
   }
@@ -78,9 +82,10 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
   } catch (error) {
     if (io.signal.aborted && isLabError(error) && error.code === "CANCELLED") return 130;
     if (error instanceof UsageError) {
-      io.stderr.write(
-        `lab ${command.name}: ${error.message}\n${error.hint === undefined ? "" : `${error.hint}\n`}\n${renderCommandHelp(command)}`,
-      );
+      // The error and one line on where the usage is, not the whole help.
+      const help = `Run \`lab ${command.name} --help\` for the usage.`;
+      const hint = error.hint === undefined || error.hint === help ? "" : `${error.hint}\n`;
+      io.stderr.write(`lab ${command.name}: ${error.message}\n${hint}${help}\n`);
       return 2;
     }
     if (isLabError(error)) {
@@ -95,6 +100,30 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     );
     return 1;
   }
+}
+
+/**
+ * A standard stream whose reader may go away (`lab tools list | head -1`): once it has, writes
+ * are dropped instead of crashing lab with EPIPE, and the command ends as it would have.
+ */
+function quietWhenClosed(stream: NodeJS.WriteStream): CliIO["stdout"] {
+  let isClosed = false;
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") isClosed = true;
+    else throw error;
+  });
+  return {
+    write: (text: string) => (isClosed ? false : stream.write(text)),
+    get isTTY() {
+      return stream.isTTY;
+    },
+    get columns() {
+      return stream.columns;
+    },
+    get rows() {
+      return stream.rows;
+    },
+  };
 }
 
 /** The executable's entry: real argv and streams, Ctrl-C cancels the run (a second one forces). */
@@ -116,8 +145,8 @@ export async function run(): Promise<void> {
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   const code = await main(process.argv.slice(2), {
-    stdout: process.stdout,
-    stderr: process.stderr,
+    stdout: quietWhenClosed(process.stdout),
+    stderr: quietWhenClosed(process.stderr),
     cwd: process.cwd(),
     env: process.env,
     stdin: process.stdin,
