@@ -418,10 +418,12 @@ describe("grading the generated suite", () => {
     ).toMatchObject({ error_ids: ["acme__widget-1"], completed_ids: [] });
   }, 300_000);
 
-  it("rejects a predictions file without instance ids, naming the entry", () => {
+  it("rejects a predictions file without instance ids, naming the line", () => {
     const file = path.join(root, "bad-preds.json");
     writeFileSync(file, JSON.stringify([{ model_patch: "x" }]));
-    expect(() => readPredictions(file)).toThrow(/bad-preds\.json: entry 1 has no instance_id/);
+    expect(() => readPredictions(file)).toThrow(
+      /bad-preds\.json, line 1: the prediction has no instance_id/,
+    );
   });
 });
 
