@@ -1,5 +1,7 @@
 import path from "node:path";
-import { UsageError } from "../core/index.js";
+import { isLabError, LabError, UsageError } from "../core/index.js";
+import type { LabSettings } from "../config/index.js";
+import { listSuites } from "../suite/index.js";
 import {
   buildReport,
   loadReport,
@@ -10,7 +12,7 @@ import {
   renderSwebenchReport,
   type SwebenchRunReport,
 } from "../report/index.js";
-import { readTrialResults, writeFileAtomic } from "../store/index.js";
+import { listRuns, readTrialResults, writeFileAtomic } from "../store/index.js";
 import { defineCommand, flagOption, listOption, stringOption, type ParsedArgs } from "./command.js";
 import { commonOptions, LAB_VERSION, settingsFrom, suiteFrom } from "./shared.js";
 
@@ -42,6 +44,35 @@ function levelFrom(args: ParsedArgs): number {
       `--level expects a significance level between 0 and 1, e.g. 0.05; got "${text}".`,
     );
   return level;
+}
+
+/**
+ * "No runs of suite typo" becomes "Unknown suite", as `lab run` says it, when no suite of
+ * that name exists either; the hint lists the suites that have runs and those on disk.
+ */
+async function unknownSuiteOr(
+  error: unknown,
+  suite: string,
+  settings: LabSettings,
+  cwd: string,
+): Promise<unknown> {
+  if (!isLabError(error) || error.code !== "RUN_NOT_FOUND") return error;
+  const onDisk = listSuites({ evalsDir: settings.evalsDir, cwd });
+  if (onDisk.includes(suite)) return error;
+  const withRuns = [...new Set((await listRuns(settings.runsDir)).map((run) => run.record.suite))];
+  return new LabError(
+    "SUITE_NOT_FOUND",
+    `Unknown suite "${suite}": no runs of it in ${settings.runsDir}, and no such suite on disk.`,
+    {
+      hint:
+        [
+          withRuns.length > 0 ? `Suites with runs: ${withRuns.sort().join(", ")}.` : "",
+          onDisk.length > 0 ? `Suites here: ${onDisk.join(", ")}.` : "",
+        ]
+          .filter((part) => part !== "")
+          .join(" ") || "Check the name, or --runs-dir.",
+    },
+  );
 }
 
 /** `lab report --suite S`. */
@@ -105,7 +136,12 @@ Examples:
     const format = formatFrom(args);
     const level = levelFrom(args);
     const settings = settingsFrom(args, io);
-    const loaded = await loadReport(settings.runsDir, suite, listOption(args, "run-id"));
+    const runIds = listOption(args, "run-id");
+    const loaded = await loadReport(settings.runsDir, suite, runIds).catch(
+      async (error: unknown) => {
+        throw runIds === undefined ? await unknownSuiteOr(error, suite, settings, io.cwd) : error;
+      },
+    );
     const report = buildReport(suite, loaded.runs, loaded.tasks, {
       level,
       slices: listOption(args, "slice") ?? [],

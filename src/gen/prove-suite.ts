@@ -1,6 +1,6 @@
 import type { ValidationProof } from "../core/index.js";
 import type { EnvironmentOptions } from "../environment/index.js";
-import { loadOracle, loadTask, suiteLayout, type Suite } from "../suite/index.js";
+import { loadOracle, loadTask, readProofFile, suiteLayout, type Suite } from "../suite/index.js";
 import { proveTask, writeProofFile } from "./prove.js";
 
 /** How `proveSuite` proves. */
@@ -23,7 +23,7 @@ export interface ProveSuiteOptions {
 
 /**
  * Proves an existing suite's tasks one after another (gold resolves each, and with no change
- * its FAIL_TO_PASS tests fail) and writes the proofs to the suite's proof.json. Every task is
+ * its FAIL_TO_PASS tests fail) and merges the proofs into the suite's proof.json. Every task is
  * loaded first, so a malformed one fails before hours of proving.
  */
 export async function proveSuite(
@@ -47,11 +47,20 @@ export async function proveSuite(
     proofs.push(proof);
     options.onProof?.(proof, proofs.length, loaded.length);
   }
+  // Proving some tasks keeps the others' proofs (of tasks still in the suite) and the parts
+  // other gens wrote.
+  const earlier = await readProofFile(suite.dir);
+  const byId = new Map((earlier?.proofs ?? []).map((proof) => [proof.taskId, proof]));
+  for (const proof of proofs) byId.set(proof.taskId, proof);
   await writeProofFile(suite.dir, {
+    ...earlier,
     suite: suite.name,
     labVersion: options.labVersion,
     provenAt: new Date().toISOString(),
-    proofs,
+    proofs: suite.taskIds.flatMap((id) => {
+      const proof = byId.get(id);
+      return proof === undefined ? [] : [proof];
+    }),
   });
   return { proofs, proofFile: suiteLayout(suite.dir).proofFile };
 }
