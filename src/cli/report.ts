@@ -10,6 +10,7 @@ import {
   renderReportHtml,
   renderReportMarkdown,
   renderSwebenchReport,
+  reportJson,
   type SwebenchRunReport,
 } from "../report/index.js";
 import { listRuns, readTrialResults, writeFileAtomic } from "../store/index.js";
@@ -88,7 +89,8 @@ export const reportCommand = defineCommand({
       type: "string",
       value: "ID",
       multiple: true,
-      description: "Only these runs (default: the latest run of each tool)",
+      description:
+        "Only these runs (default: each tool's latest completed run; a tool is its name and command line, or its --label)",
     },
     slice: {
       type: "string",
@@ -111,7 +113,7 @@ export const reportCommand = defineCommand({
       type: "string",
       value: "F",
       description:
-        "markdown (default), json (as --json), json-full (the whole report: comparisons, slices, pass@k, per-task records), csv, or swebench (upstream's run report: resolved_ids, unresolved_ids, empty_patch_ids, error_ids and counts)",
+        "markdown (default), json (as --json), json-full (the whole report: the runs read, comparisons, slices, pass@k, per-task records), csv, or swebench (upstream's run report per run, keyed by run id: resolved_ids, unresolved_ids, empty_patch_ids, error_ids and counts)",
     },
     html: {
       type: "string",
@@ -121,10 +123,13 @@ export const reportCommand = defineCommand({
     },
     ...commonOptions,
   },
-  details: `Infrastructure errors are counted apart and left out of every rate. Intervals are 95%:
-Wilson over trials, and a seeded bootstrap over tasks. Tools are compared on the tasks both
-attempted: McNemar's exact test with one trial per task, else Wilcoxon's signed-rank test on
-per-task resolve rates, Holm-adjusted when more than two tools are compared.
+  details: `Every report starts with the runs it read: run id, tool and version, status, trials done
+out of planned, when. Infrastructure errors are counted apart and left out of every rate.
+Intervals are 95%: Wilson over trials, and a seeded bootstrap over tasks. Tools are compared on
+the tasks both attempted: McNemar's exact test with one trial per task, else Wilcoxon's
+signed-rank test on per-task resolve rates, Holm-adjusted when more than two tools are
+compared; each pair also says the smallest difference it could detect at 80% power
+(\`lab plan\` plans a suite for one).
 
 Examples:
   lab report --suite starter
@@ -172,16 +177,16 @@ Examples:
           Object.keys(loaded.tasks),
         );
       }
-      const only = Object.values(documents);
-      io.stdout.write(`${JSON.stringify(only.length === 1 ? only[0] : documents, null, 2)}\n`);
+      // One shape however many runs: run id to its document.
+      io.stdout.write(`${JSON.stringify(documents, null, 2)}\n`);
       return 0;
     }
     const summaries = report.tools.map((tool) => tool.summary);
     const output =
       format === "json"
-        ? `${JSON.stringify(summaries, null, 2)}\n`
+        ? `${reportJson(summaries)}\n`
         : format === "json-full"
-          ? `${JSON.stringify(report, null, 2)}\n`
+          ? `${reportJson(report)}\n`
           : format === "csv"
             ? renderCsv(summaries)
             : renderReportMarkdown(report);
