@@ -468,7 +468,10 @@ describe("predictions through the CLI", () => {
     const report = await runLab(["report", "--suite", "swebench", "--format", "swebench", ...at], {
       cwd: root,
     });
-    expect(JSON.parse(report.stdout)).toMatchObject({
+    // Keyed by run id, for one run as for several.
+    expect(
+      (JSON.parse(report.stdout) as Record<string, unknown>)["swebench-predictions-org_model-x"],
+    ).toMatchObject({
       resolved_ids: ["acme__widget-1"],
       submitted_instances: 1,
       schema_version: 2,
