@@ -3,6 +3,7 @@ import { killAllChildren } from "../process/index.js";
 import { cacheCommand } from "./cache.js";
 import { calibrateCommand } from "./calibrate.js";
 import { parseCommandArgs, renderCommandHelp, type CliIO, type CommandDef } from "./command.js";
+import { planCommand } from "./plan.js";
 import { genCommand } from "./gen.js";
 import { gradeCommand } from "./grade.js";
 import { reportCommand } from "./report.js";
@@ -18,6 +19,7 @@ export const COMMANDS: readonly CommandDef[] = [
   scenariosCommand,
   runCommand,
   reportCommand,
+  planCommand,
   reviewCommand,
   calibrateCommand,
   gradeCommand,

@@ -8,11 +8,13 @@
  * find the same tasks hard; that shared difficulty cancels in a paired comparison, so the
  * independent model needs at least as many tasks as the real one: its figures are on the safe
  * side. See docs/design/power.md, and test/report/power.test.ts for the simulation that checks
- * them.
+ * them. McNemar's power is exact; the signed-rank test's is a normal approximation from 30 tasks
+ * and a seeded simulation of the test below.
  */
 import binomialCdf from "@stdlib/stats-base-dists-binomial-cdf";
 import normalCdf from "@stdlib/stats-base-dists-normal-cdf";
 import normalQuantile from "@stdlib/stats-base-dists-normal-quantile";
+import { wilcoxonSignedRank } from "./compare.js";
 
 /** One design of a paired comparison. */
 export interface PairedDesign {
@@ -99,11 +101,23 @@ export function mcnemarPower(design: PairedDesign): number {
 }
 
 /**
+ * Below this many tasks the normal approximation overstates the signed-rank test's power (at
+ * 10 tasks of 3 trials it promises 80% where the test finds 61%): its statistic is far from
+ * normal, and many tasks have no difference at all. There, power is simulated instead.
+ */
+const SIMULATE_BELOW_TASKS = 30;
+
+/** Simulated suites per power estimate: a standard error of 0.9 points at 80%. */
+const SIMULATIONS = 2000;
+
+/**
  * The chance that the Wilcoxon signed-rank test on per-task rates finds a better than b, with
- * several trials per task: the normal approximation of a paired test on the per-task
- * differences, whose variance the model gives, with the signed-rank test's efficiency.
+ * several trials per task. From 30 tasks: the normal approximation of a paired test on the
+ * per-task differences, whose variance the model gives, with the signed-rank test's
+ * efficiency. Below: the test itself run on simulated suites.
  */
 export function wilcoxonPower(design: PairedDesign): number {
+  if (design.tasks < SIMULATE_BELOW_TASKS) return simulatedWilcoxonPower(design);
   const { tasks, trials, baseline, difference } = design;
   const level = design.level ?? 0.05;
   const rateA = baseline + difference;
@@ -113,6 +127,49 @@ export function wilcoxonPower(design: PairedDesign): number {
   const shift = difference * Math.sqrt((tasks * WILCOXON_EFFICIENCY) / variance);
   // P(Z > z - shift), the upper tail of a standard normal.
   return 1 - normalCdf(z - shift, 0, 1);
+}
+
+/**
+ * The signed-rank test's power on simulated suites of the model. The draws depend only on the
+ * design's size (a fixed seed, the same uniforms compared against each rate), so the estimate
+ * is the same every time and grows with the difference, as a bisection needs.
+ */
+function simulatedWilcoxonPower(design: PairedDesign): number {
+  const { tasks, trials, baseline, difference } = design;
+  const level = design.level ?? 0.05;
+  const rateA = baseline + difference;
+  const random = seededUniforms(0x1ab);
+  const aRates = new Array<number>(tasks);
+  const bRates = new Array<number>(tasks);
+  let better = 0;
+  for (let suite = 0; suite < SIMULATIONS; suite++) {
+    let lead = 0;
+    for (let task = 0; task < tasks; task++) {
+      let a = 0;
+      let b = 0;
+      for (let trial = 0; trial < trials; trial++) {
+        if (random() < rateA) a++;
+        if (random() < baseline) b++;
+      }
+      aRates[task] = a / trials;
+      bRates[task] = b / trials;
+      lead += a - b;
+    }
+    if (lead > 0 && wilcoxonSignedRank(aRates, bRates).pValue < level) better++;
+  }
+  return better / SIMULATIONS;
+}
+
+/** mulberry32, as the report's bootstrap uses: uniforms in [0, 1) from a seed. */
+function seededUniforms(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }
 
 /** The power of the report's test for a design. */
@@ -133,7 +190,7 @@ export function tasksNeeded(
   checkDesign({ ...design, tasks: 1 });
   const reaches = (tasks: number): boolean => pairedPower({ ...design, tasks }) >= power;
   // Doubling, then a bisection: power grows with tasks (McNemar's exact test only roughly, its
-  // steps make small dips), and a short walk down catches an earlier crossing a dip hid.
+  // steps make small dips: a short walk down catches an earlier crossing a dip hid).
   let high = 1;
   while (!reaches(high)) {
     if (high >= maxTasks) return null;
@@ -145,8 +202,9 @@ export function tasksNeeded(
     if (reaches(mid)) high = mid;
     else low = mid;
   }
-  for (let tasks = high - 1; tasks >= Math.max(1, high - 20); tasks--)
-    if (reaches(tasks)) high = tasks;
+  if (testFor(design.trials) === "mcnemar")
+    for (let tasks = high - 1; tasks >= Math.max(1, high - 20); tasks--)
+      if (reaches(tasks)) high = tasks;
   return high;
 }
 
