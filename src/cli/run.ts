@@ -194,7 +194,7 @@ Examples:
       signal: io.signal,
     });
     const reporter = createReporter(displayFrom(args), io.stderr, io.env);
-    const result = await runSuite(config, reporter, io.signal);
+    const result = await runSuite(config, reporter, io.signal).finally(() => reporter.close?.());
     return result.status === "cancelled" ? 130 : 0;
   },
 });

@@ -1,4 +1,4 @@
-import type { ValidationProof } from "../core/index.js";
+import type { Reporter, ValidationProof } from "../core/index.js";
 import type { EnvironmentOptions } from "../environment/index.js";
 import { loadOracle, loadTask, readProofFile, suiteLayout, type Suite } from "../suite/index.js";
 import { proveTask, writeProofFile } from "./prove.js";
@@ -17,8 +17,8 @@ export interface ProveSuiteOptions {
   readonly testTimeoutMs: number;
   /** Stops the proofs. */
   readonly signal?: AbortSignal | undefined;
-  /** Told after each task's proof, with how many are done: for progress. */
-  readonly onProof?: ((proof: ValidationProof, done: number, total: number) => void) | undefined;
+  /** Told of each task's proof as it starts, moves from step to step, and ends. */
+  readonly reporter?: Reporter | undefined;
 }
 
 /**
@@ -36,17 +36,33 @@ export async function proveSuite(
     loaded.push({ task, oracle: await loadOracle(task) });
   }
   const proofs: ValidationProof[] = [];
+  const emit = (event: Parameters<Reporter["emit"]>[0]): void => options.reporter?.emit(event);
+  emit({ type: "proof:start", suite: suite.name, total: loaded.length });
   for (const { task, oracle } of loaded) {
+    const taskId = task.info.id;
+    emit({ type: "proof:task:start", taskId });
     const proof = await proveTask(task, oracle, {
       environment: options.environment,
       logDir: options.logDir,
       labVersion: options.labVersion,
       testTimeoutMs: options.testTimeoutMs,
       signal: options.signal,
+      onPhase: (phase) => {
+        emit({ type: "proof:task:phase", taskId, phase });
+      },
     });
     proofs.push(proof);
-    options.onProof?.(proof, proofs.length, loaded.length);
+    emit({
+      type: "proof:task:end",
+      taskId,
+      kept: proof.valid,
+      message: `${taskId}: ${proof.valid ? "proven" : `NOT proven: ${String(proof.reason)}`}`,
+      done: proofs.length,
+      total: loaded.length,
+    });
   }
+  const valid = proofs.filter((proof) => proof.valid).length;
+  emit({ type: "proof:end", kept: valid, dropped: proofs.length - valid });
   // Proving some tasks keeps the others' proofs (of tasks still in the suite) and the parts
   // other gens wrote.
   const earlier = await readProofFile(suite.dir);

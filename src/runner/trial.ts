@@ -132,6 +132,14 @@ export async function runTrial(
           testTimeoutMs: config.limits.testMs,
           signal,
           keepScratch: config.keepScratch,
+          onPhase: (phase) => {
+            reporter.emit({
+              type: "trial:phase",
+              taskId: task.info.id,
+              trial: job.trial,
+              phase: `grade:${phase}`,
+            });
+          },
           // The change's code runs in the run's sandbox too, behind the same hidden folders.
           sandbox: {
             provider: config.sandbox.provider,
