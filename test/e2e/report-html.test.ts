@@ -147,6 +147,12 @@ describe("the HTML report of real runs, in Chromium", () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     await page.screenshot({ path: path.join(SCREENSHOTS, "report.png"), fullPage: true });
     await page.screenshot({ path: path.join(SCREENSHOTS, "report-top.png") });
+    // The page from its runs to its first slices: docs/report-html.png is this picture.
+    await page.screenshot({
+      path: path.join(SCREENSHOTS, "report-docs.png"),
+      fullPage: true,
+      clip: { x: 0, y: 0, width: 1400, height: 2300 },
+    });
   });
 
   it("draws every chart with marks: rates with both intervals, pair differences, slices, cost, pass@k", async () => {
