@@ -11,6 +11,7 @@ import { reviewCommand } from "./review.js";
 import { runCommand } from "./run.js";
 import { scenariosCommand } from "./scenarios.js";
 import { LAB_VERSION } from "./shared.js";
+import { clearLiveDisplays } from "../ui/index.js";
 import { toolsCommand } from "./tools.js";
 
 /** Every subcommand, in the order help lists them. */
@@ -135,6 +136,7 @@ export async function run(): Promise<void> {
   const onSignal = (): void => {
     interrupts++;
     if (interrupts === 1) {
+      clearLiveDisplays();
       process.stderr.write(
         "\nlab: interrupted; stopping (finished trials are kept, rerun the same command to resume). Press Ctrl-C again to force.\n",
       );

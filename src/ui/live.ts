@@ -130,6 +130,18 @@ export function renderStatus(
   return lines.join("\n");
 }
 
+/** The status areas on screen now, so a message from outside a display can clear them first. */
+const shown = new Set<{ clear(): void }>();
+
+/**
+ * Clears every live status area from the screen, for a message written straight to the terminal
+ * (Ctrl-C's): written under an area, it would be half erased by the next frame. The areas come
+ * back, below the message, at their next redraw.
+ */
+export function clearLiveDisplays(): void {
+  for (const area of shown) area.clear();
+}
+
 /** The live reporter: lines into the scrollback, a status area redrawn below them. */
 export function createLiveReporter(sink: TerminalSink, options: LiveOptions): Reporter {
   const now = options.now ?? Date.now;
@@ -162,11 +174,13 @@ export function createLiveReporter(sink: TerminalSink, options: LiveOptions): Re
   };
   const start = (next: Progress): void => {
     progress = next;
+    shown.add(area);
     timer ??= setInterval(draw, options.refreshMs ?? 1000);
     // A display never keeps lab running.
     timer.unref();
   };
   const stop = (): void => {
+    shown.delete(area);
     if (timer !== null) clearInterval(timer);
     timer = null;
     if (progress !== null) area.clear();

@@ -16,6 +16,8 @@ export interface TerminalRun {
   screen(): Promise<string[]>;
   /** Resolves with the screen once `test` holds for it; fails after `timeoutMs`. */
   waitForScreen(test: (rows: string[]) => boolean, timeoutMs: number): Promise<string[]>;
+  /** Types into the terminal: "\u0003" is Ctrl-C. */
+  type(text: string): void;
   /** The program's exit code. */
   readonly exited: Promise<number>;
   kill(): void;
@@ -87,6 +89,9 @@ export function runInTerminal(
           throw new Error(`the screen never showed what was expected:\n${rows.join("\n")}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
+    },
+    type: (text) => {
+      child.stdin.write(text);
     },
     exited,
     kill: () => child.kill("SIGKILL"),

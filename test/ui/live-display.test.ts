@@ -114,6 +114,39 @@ describe("the live display on a terminal", () => {
     expect(run.raw()).toMatch(/grade: tests/);
   }, 300_000);
 
+  it("Ctrl-C leaves the interrupt's message whole and the screen without a status area", async () => {
+    const never = path.join(root, "never");
+    const run = lab(
+      "run",
+      "command",
+      "--suite",
+      "fixture",
+      "--run-id",
+      "interrupted",
+      "--sandbox",
+      "none",
+      "--command",
+      `while [ ! -e ${never} ]; do sleep 0.1; done`,
+    );
+    try {
+      await run.waitForScreen((rows) => has(rows, /^ +alpha #1 +tool +0:0[1-9]$/), 120_000);
+      run.type("\u0003");
+      expect(await run.exited).toBe(130);
+    } finally {
+      run.kill();
+    }
+    const final = await run.screen();
+    expect(final.filter((row) => row.includes("trials ·"))).toEqual([]);
+    expect(
+      final.filter((row) =>
+        row.startsWith(
+          "lab: interrupted; stopping (finished trials are kept, rerun the same command to resume).",
+        ),
+      ),
+    ).toHaveLength(1);
+    expect(final.at(-1)).toMatch(/^lab: run interrupted cancelled: 0\/0 resolved; results in /);
+  }, 180_000);
+
   it("--display plain on a terminal prints the lines alone, without escape codes", async () => {
     const run = lab("run", "gold", "--suite", "fixture", "--tasks", "alpha", "--display", "plain");
     expect(await run.exited).toBe(0);
