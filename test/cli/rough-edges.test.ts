@@ -2,8 +2,8 @@
  * The rough edges a new user met (issue 18, item 5): each test runs the CLI the way that user
  * did and checks what they now see.
  */
-import { spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { addTask, writeFixtureSuite } from "../helpers/fixture-suite.js";
@@ -42,11 +42,26 @@ describe("the CLI's rough edges", () => {
     for (const args of [
       ["tools", "list"],
       ["tools", "list", "--json"],
+      ["--help"],
+      ["help", "run"],
+      ["cache", "list"],
+      ["plan", "--baseline", "0.4", "--difference", "0.1"],
+      ["plan", "--baseline", "0.4", "--difference", "0.1", "--json"],
     ]) {
       const result = await runWithClosedStdout(args);
       expect(result.stderr, args.join(" ")).not.toMatch(/EPIPE|Error|at /);
       expect(result.code, args.join(" ")).toBe(0);
     }
+    // The user's own pipe, through a shell that reports the first command's failure.
+    const piped = spawnSync(
+      "bash",
+      ["-o", "pipefail", "-c", `node ${path.join(repoRoot, "bin", "lab.js")} tools list | head -1`],
+      { cwd: root, env: { ...process.env, LAB_CACHE_DIR: sharedCacheDir }, encoding: "utf8" },
+    );
+    expect(piped.stdout).toMatch(/^TOOL\s+KIND/);
+    expect(piped.stdout.split("\n")).toHaveLength(2);
+    expect(piped.stderr).not.toMatch(/EPIPE|Error|at /);
+    expect(piped.status).toBe(0);
   });
 
   it("`lab help run` is `lab run --help`, and -V prints the version", async () => {
@@ -280,6 +295,66 @@ describe("the CLI's rough edges", () => {
     const keyed = await runLab(["tools", "list"], { cwd: root, env: { ANTHROPIC_API_KEY: "x" } });
     expect(keyed.stdout).toMatch(/^claude-code .* set$/m);
   });
+
+  it("two command lines are two tools in the report, each named by its run id, or by --label", async () => {
+    const runs = path.join(root, "two-commands");
+    const run = (...args: string[]) =>
+      runLab(
+        [
+          "run",
+          "command",
+          "--suite",
+          "fixture",
+          "--evals-dir",
+          evalsDir,
+          "--runs-dir",
+          runs,
+          "--sandbox",
+          "none",
+          ...args,
+        ],
+        { cwd: root },
+      );
+    const fixing = await run("--command", "sed -i 's/a - b/a + b/' src/*/__init__.py");
+    expect(fixing.code, fixing.stderr).toBe(0);
+    const idle = await run("--command", "true");
+    expect(idle.code, idle.stderr).toBe(0);
+    const named = await run("--command", "echo looking", "--label", "looker");
+    expect(named.code, named.stderr).toBe(0);
+    const ids = readdirSync(runs).sort();
+    expect(ids).toHaveLength(3);
+    const fixingId = /run (fixture-command-\w+) completed/.exec(fixing.stderr)?.[1];
+    const idleId = /run (fixture-command-\w+) completed/.exec(idle.stderr)?.[1];
+    expect(fixingId).toBeDefined();
+    expect(idleId).toBeDefined();
+    expect(fixingId).not.toBe(idleId);
+
+    const report = await runLab(
+      ["report", "--suite", "fixture", "--evals-dir", evalsDir, "--runs-dir", runs],
+      { cwd: root },
+    );
+    expect(report.code, report.stderr).toBe(0);
+    // Three rows in the first table, none of them "command": the latest run did not win.
+    const summary =
+      report.stdout.split("\n\n").find((block) => block.includes("| resolve rate |")) ?? "";
+    expect(summary).toMatch(
+      new RegExp(`^\\| ${fixingId ?? "?"} +\\| .*\\| +2/2 \\| +100\\.0% \\|`, "m"),
+    );
+    expect(summary).toMatch(
+      new RegExp(`^\\| ${idleId ?? "?"} +\\| .*\\| +0/2 \\| +0\\.0% \\|`, "m"),
+    );
+    expect(summary).toMatch(/^\| looker +\| .*\| +0\/2 \| +0\.0% \|/m);
+    expect(summary).not.toMatch(/^\| command /m);
+    const rows = JSON.parse(
+      (
+        await runLab(
+          ["report", "--suite", "fixture", "--evals-dir", evalsDir, "--runs-dir", runs, "--json"],
+          { cwd: root },
+        )
+      ).stdout,
+    ) as { label: string; tool: string }[];
+    expect(rows.map((row) => row.label).sort()).toEqual([fixingId, idleId, "looker"].sort());
+  }, 180_000);
 
   it("lab gen --tasks ONE keeps the other tasks' proofs in proof.json", async () => {
     const all = await runLab(at("gen", "--suite", "fixture"), { cwd: root });

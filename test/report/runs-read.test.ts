@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildReport, cleanNumber, loadReport } from "../../src/report/index.js";
+import { minimumDetectableDifference } from "../../src/report/power.js";
 import { runLab } from "../helpers/lab.js";
 import {
   syntheticTask,
@@ -246,6 +247,41 @@ describe("verdicts and their intervals", () => {
           c.discrepancy !== null,
       ).toBe(true);
     }
+  });
+});
+
+describe("the smallest detectable difference", () => {
+  it("is stated for every pair compared, from its shared tasks, trials and lower rate", async () => {
+    const runsDir = path.join(root, "detectable");
+    const forty = Array.from({ length: 40 }, (_, i) => `t${String(i).padStart(2, "0")}`);
+    writeSyntheticRuns(runsDir, [
+      // Three trials each: the signed-rank test, planned over three trials.
+      { tool: "p", suite: "s", outcomes: outcomes(forty, (i) => [i < 24, i < 20, i < 28]) },
+      { tool: "q", suite: "s", outcomes: outcomes(forty, (i) => [i < 12, i < 16, i < 8]) },
+      // One trial, on half the tasks: compared with p and q over those 20 only.
+      { tool: "r", suite: "s", outcomes: outcomes(forty.slice(0, 20), (i) => [i % 2 === 0]) },
+    ]);
+    const loaded = await loadReport(runsDir, "s");
+    const { comparisons } = buildReport("s", loaded.runs, loaded.tasks);
+    expect(comparisons).toHaveLength(3);
+    const markdown = (await report(runsDir)).stdout;
+    for (const c of comparisons) {
+      const trials = c.a === "r" || c.b === "r" ? 1 : 3;
+      const baseline = Math.min(c.aRate, c.bRate);
+      const expected = minimumDetectableDifference({ tasks: c.tasks, trials, baseline });
+      expect(expected, `${c.a}-${c.b}`).not.toBeNull();
+      expect(c.detectable).toMatchObject({ difference: expected, trials, baseline, power: 0.8 });
+      // The comparison table's column shows it for every pair, not only for ties.
+      const cell = `+${((expected ?? 0) * 100).toFixed(1)}`;
+      expect(markdown).toMatch(
+        new RegExp(
+          `^\\| ${c.a} +\\| ${c.b} +\\| +${String(c.tasks)} \\|.*\\| +\\${cell} \\| \\w`,
+          "m",
+        ),
+      );
+    }
+    expect(comparisons.find((c) => c.a === "p" && c.b === "q")?.tasks).toBe(40);
+    expect(comparisons.find((c) => c.a === "p" && c.b === "r")?.tasks).toBe(20);
   });
 });
 

@@ -109,7 +109,9 @@ describe("the live display on a terminal", () => {
     expect(final.at(-1)).toMatch(
       /^lab: run fixture-command-\w+ completed: 3\/3 resolved; results in /,
     );
-    // Grading showed its phases as they came (the frames are in the raw bytes).
+    // Each trial showed its phases as they came (the frames are in the raw bytes): its setup,
+    // the tool (read from the screen above), then grading's install and tests.
+    expect(run.raw()).toMatch(/ alpha #1 +setup +0:0\d/);
     expect(run.raw()).toMatch(/grade: install/);
     expect(run.raw()).toMatch(/grade: tests/);
   }, 300_000);
