@@ -3,9 +3,10 @@
  * did and checks what they now see.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { CHECK_SH } from "../../src/datasets/index.js";
 import { addTask, writeFixtureSuite } from "../helpers/fixture-suite.js";
 import { runLab } from "../helpers/lab.js";
 import { repoRoot, sharedCacheDir, tempDir } from "../helpers/temp.js";
@@ -294,6 +295,22 @@ describe("the CLI's rough edges", () => {
     );
     const keyed = await runLab(["tools", "list"], { cwd: root, env: { ANTHROPIC_API_KEY: "x" } });
     expect(keyed.stdout).toMatch(/^claude-code .* set$/m);
+  });
+
+  it("a task's check.sh without lab on PATH says how to put it there", () => {
+    const starterTasks = path.join(repoRoot, "evals", "starter", "tasks");
+    for (const task of readdirSync(starterTasks))
+      expect(readFileSync(path.join(starterTasks, task, "check.sh"), "utf8"), task).toBe(CHECK_SH);
+    // A PATH with what check.sh needs before it runs lab, and no lab.
+    const bin = tempDir();
+    const dirname = spawnSync("bash", ["-c", "command -v dirname"], { encoding: "utf8" });
+    symlinkSync(dirname.stdout.trim(), path.join(bin, "dirname"));
+    const check = path.join(starterTasks, "ledger-allocate-negative", "check.sh");
+    const result = spawnSync("/bin/bash", [check, root], { env: { PATH: bin }, encoding: "utf8" });
+    expect(result.stderr).toBe(
+      "check.sh: cannot run lab (lab): run `npm link` in lab's folder to put it on PATH, or set LAB_BIN=/path/to/lab/bin/lab.js.\n",
+    );
+    expect(result.status).toBe(127);
   });
 
   it("two command lines are two tools in the report, each named by its run id, or by --label", async () => {
