@@ -158,6 +158,26 @@ describe("the live display on a terminal", () => {
     expect(screen).toContainEqual(expect.stringMatching(/^\[1\/1\] alpha #1: resolved/));
   }, 120_000);
 
+  it("--display json on a terminal prints one JSON event per line, and nothing else", async () => {
+    const run = lab("run", "gold", "--suite", "fixture", "--tasks", "beta", "--display", "json");
+    expect(await run.exited).toBe(0);
+    // eslint-disable-next-line no-control-regex
+    expect(run.raw()).not.toMatch(/\u001b\[/);
+    const lines = run
+      .raw()
+      .split(/\r?\n/)
+      .filter((line) => line !== "");
+    const events = lines.map((line) => JSON.parse(line) as { type: string });
+    const types = events.map((event) => event.type);
+    expect(types[0]).toBe("run:start");
+    expect(types.at(-1)).toBe("run:end");
+    expect(types).toContain("trial:start");
+    expect(types).toContain("trial:phase");
+    expect(events.find((event) => event.type === "trial:end")).toMatchObject({
+      result: { taskId: "beta", resolved: true },
+    });
+  }, 120_000);
+
   it("lab gen proves tasks with the same display, then leaves the proof lines", async () => {
     const run = lab("gen", "--suite", "fixture");
     const proving = await run.waitForScreen((rows) => has(rows, /proofs · \d+ proven/), 120_000);
