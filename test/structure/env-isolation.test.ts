@@ -9,11 +9,11 @@ import { describe, expect, it } from "vitest";
 import { repoRoot, tempDir } from "../helpers/temp.js";
 
 /**
- * The LAB_* variables a test may see: the tests' own, and LAB_UV. Written out here rather than
+ * The LAB_* variables a test may see: the tests' own, LAB_UV, and the opt-in real test's switches. Written out here rather than
  * imported: importing isolate-env.ts would clear the environment itself, whether vitest's
  * setupFiles did or not.
  */
-const KEPT_LAB_VARIABLE = /^LAB_(TEST_\w+|UV)$/;
+const KEPT_LAB_VARIABLE = /^LAB_(TEST_\w+|UV|MIRRORS|REAL_INSTANCES)$/;
 
 /** Set only in the run this file starts of itself. */
 const IS_PROBE = process.env.ISOLATION_PROBE === "1";
