@@ -226,7 +226,7 @@ async function genSwebench(
       signal: io.signal,
     },
     reporter,
-  );
+  ).finally(() => reporter.close?.());
   if (io.signal.aborted) return 130;
   await writeSwebenchSuiteFiles(suiteDir, result, {
     name: suite,
@@ -253,6 +253,7 @@ async function genSwebench(
 
 async function proveExistingSuite(name: string, args: ParsedArgs, io: CliIO): Promise<number> {
   const settings = settingsFrom(args, io);
+  const reporter = createReporter(displayFrom(args), io.stderr, io.env);
   const suite = await loadSuite(name, { evalsDir: settings.evalsDir, cwd: io.cwd });
   const { proofs, proofFile } = await proveSuite(suite, {
     taskIds: listOption(args, "tasks"),
@@ -261,12 +262,8 @@ async function proveExistingSuite(name: string, args: ParsedArgs, io: CliIO): Pr
     labVersion: LAB_VERSION,
     testTimeoutMs: parseDuration(stringOption(args, "test-timeout") ?? "30m", "--test-timeout"),
     signal: io.signal,
-    onProof: (proof, done, total) => {
-      io.stderr.write(
-        `[${String(done)}/${String(total)}] ${proof.taskId}: ${proof.valid ? "proven" : `NOT proven: ${String(proof.reason)}`}\n`,
-      );
-    },
-  });
+    reporter,
+  }).finally(() => reporter.close?.());
   const failed = proofs.filter((proof) => !proof.valid);
   io.stdout.write(
     `${String(proofs.length - failed.length)}/${String(proofs.length)} task(s) of ${suite.name} proven; proof in ${proofFile}\n`,
