@@ -38,6 +38,8 @@ export interface GradeOptions {
   readonly sandbox?: GradeSandbox | undefined;
   /** Plant canary tests among the hidden tests (`canaries.ts`); default true. */
   readonly canaries?: boolean | undefined;
+  /** Told each grading step's name as it starts, for progress (not part of the plan). */
+  readonly onPhase?: ((phase: string) => void) | undefined;
 }
 
 /** The fallbacks upstream SWE-bench tries, in its order, until one applies the change. */

@@ -1,4 +1,5 @@
 export * from "./audit-slice.js";
+export * from "./comparisons.js";
 export * from "./contamination.js";
 export * from "./csv.js";
 export * from "./format.js";
@@ -8,6 +9,8 @@ export * from "./integrity.js";
 export * from "./load.js";
 export * from "./markdown.js";
 export * from "./model.js";
+export * from "./power.js";
+export * from "./runs.js";
 export * from "./slices.js";
 export * from "./summary.js";
 export * from "./tables.js";

@@ -196,14 +196,18 @@ async function runLocked(
         },
       );
     }
+    // The run keeps the settings it was started with; each resume's are recorded beside them.
     record = {
       ...earlier,
-      toolVersion,
       trials: Math.max(earlier.trials, config.trials),
       taskIds: [...new Set([...earlier.taskIds, ...ids])].sort(),
-      config: config.recorded,
       status: "started",
       updatedAt: now,
+      ...(config.label === undefined ? {} : { label: config.label }),
+      resumes: [
+        ...(earlier.resumes ?? []),
+        { at: now, config: config.recorded, toolVersion, labVersion: config.labVersion },
+      ],
     };
   } else {
     record = {
@@ -220,6 +224,7 @@ async function runLocked(
       status: "started",
       createdAt: now,
       updatedAt: now,
+      ...(config.label === undefined ? {} : { label: config.label }),
     };
   }
 

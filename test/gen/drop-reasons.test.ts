@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Grade, ValidationProof } from "../../src/core/index.js";
 import { classifyProofs } from "../../src/gen/drop-reasons.js";
 import { judgeProof } from "../../src/gen/prove.js";
+import { upstreamIssueFor } from "../../src/datasets/index.js";
 import { renderGenSection } from "../../src/gen/tier-readme.js";
 
 function grade(fields: Partial<Grade>): Grade {
@@ -61,6 +62,25 @@ describe("classifyProofs", () => {
     expect(classifyProofs([failing], ["ConnectionError: Max retries exceeded"])).toEqual({
       category: "network",
       reason: "tests need the network: t.py::f (FAILED)",
+    });
+  });
+
+  it("says when the install's own download at build time failed, naming what and from where", () => {
+    const missing = proof({
+      resolved: false,
+      failToPass: { "t.py::f": false },
+      statuses: {},
+    });
+    const log = [
+      "lab: retrying the editable install with setup.py develop, as pip does for a setuptools without PEP 517",
+      "Failed to download and/or install 'astropy-helpers' from 'https://pypi.python.org/simple':",
+      "lab: install step exited with 1",
+      "ModuleNotFoundError: No module named 'astropy'",
+    ].join("\n");
+    expect(classifyProofs([missing], [log])).toEqual({
+      category: "network",
+      reason:
+        "the install downloads astropy-helpers from https://pypi.python.org/simple at build time, which could not be reached from here; t.py::f (missing) then fail",
     });
   });
 
@@ -154,5 +174,21 @@ describe("judgeProof", () => {
     );
     expect(section).toContain("| `a__b-2` | flaky: flips |");
     expect(section).not.toContain("| `django__django-1`");
+  });
+
+  it("cites the upstream issue that reports a dropped instance's trouble in upstream's harness too", () => {
+    const issue = upstreamIssueFor("psf__requests-863");
+    expect(issue?.issue).toBe("SWE-bench/SWE-bench#24");
+    expect(upstreamIssueFor("psf__requests-2317")).toBeNull();
+    const drop = {
+      instance_id: "psf__requests-863",
+      repo: "psf/requests",
+      category: "passes_without_fix" as const,
+      reason: "every FAIL_TO_PASS test passes without the fix: t.py::a",
+    };
+    const section = renderGenSection([], [drop], "2026-01-01", {}, { "psf__requests-863": issue! });
+    expect(section).toContain(
+      "| `psf__requests-863` | passes_without_fix: every FAIL_TO_PASS test passes without the fix: t.py::a Upstream's harness too: [SWE-bench/SWE-bench#24](https://github.com/SWE-bench/SWE-bench/issues/24) (its FAIL_TO_PASS tests pass before the gold patch is applied). |",
+    );
   });
 });
