@@ -73,11 +73,15 @@ export function classifyProofs(
         reason: run.reason ?? "FAIL_TO_PASS tests pass without the fix",
       };
   }
+  // Only the listed tests decide a verdict: a test outside FAIL_TO_PASS and PASS_TO_PASS may
+  // flip (sympy's bin/test randomizes hashes: test_latex_FourierSeries in sympy-11897) and
+  // leave every grade of the task the same.
+  const listed = [...Object.keys(first.gold.failToPass), ...Object.keys(first.gold.passToPass)];
   const flips = new Set<string>();
   for (const run of runs.slice(1)) {
     for (const side of ["gold", "empty"] as const) {
-      for (const [id, status] of Object.entries(first[side].statuses)) {
-        if (run[side].statuses[id] !== status) flips.add(`${id} (${side})`);
+      for (const id of listed) {
+        if (run[side].statuses[id] !== first[side].statuses[id]) flips.add(`${id} (${side})`);
       }
     }
   }

@@ -76,8 +76,12 @@ describe.skipIf(mirrors === undefined)("real SWE-bench instances (opt-in: LAB_MI
     );
     expect(gen.code, gen.stderr).toBe(0);
     const suiteDir = path.join(root, "evals", "swebench");
-    const proofs = (await readProofFile(suiteDir))?.proofs ?? [];
-    const kept = new Set(proofs.filter((proof) => proof.valid).map((proof) => proof.taskId));
+    const proven = (await readProofFile(suiteDir))?.instances ?? {};
+    const kept = new Set(
+      Object.entries(proven)
+        .filter(([, entry]) => entry.kept && entry.runs.length === 2)
+        .map(([id]) => id),
+    );
     expect([...kept].sort(), gen.stderr).toEqual([...instances].sort());
 
     const verdicts = async (runId: string): Promise<Record<string, boolean | null>> =>

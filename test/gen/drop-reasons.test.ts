@@ -103,6 +103,16 @@ describe("classifyProofs", () => {
       reason: "flaky: t.py::p (empty) changed outcome between proof runs",
     });
   });
+
+  it("keeps an instance whose only flips are of tests outside its lists, which decide no verdict", () => {
+    const unlisted = { "t.py::f": "FAILED", "t.py::p": "PASSED" } as const;
+    const first = proof({}, { statuses: { ...unlisted, "t.py::other": "PASSED" } });
+    const second = proof(
+      { statuses: { "t.py::f": "PASSED", "t.py::p": "PASSED", "t.py::elsewhere": "FAILED" } },
+      { statuses: { ...unlisted, "t.py::other": "ERROR" } },
+    );
+    expect(classifyProofs([first, second], ["", ""])).toBeNull();
+  });
 });
 
 describe("judgeProof", () => {
