@@ -1,7 +1,8 @@
-import type { ValidationProof } from "../core/index.js";
+import { LabError, runPool, type ValidationProof } from "../core/index.js";
 import type { EnvironmentOptions } from "../environment/index.js";
 import { loadOracle, loadTask, suiteLayout, type Suite } from "../suite/index.js";
-import { proveTask, writeProofFile } from "./prove.js";
+import { writeProofFile } from "./prove.js";
+import { localProver, type TaskProver } from "./prover.js";
 
 /** How `proveSuite` proves. */
 export interface ProveSuiteOptions {
@@ -17,14 +18,18 @@ export interface ProveSuiteOptions {
   readonly testTimeoutMs: number;
   /** Stops the proofs. */
   readonly signal?: AbortSignal | undefined;
+  /** Where proofs run; default: here. */
+  readonly prover?: TaskProver | undefined;
+  /** Tasks proven at once (default 1). */
+  readonly concurrency?: number | undefined;
   /** Told after each task's proof, with how many are done: for progress. */
   readonly onProof?: ((proof: ValidationProof, done: number, total: number) => void) | undefined;
 }
 
 /**
- * Proves an existing suite's tasks one after another (gold resolves each, and with no change
- * its FAIL_TO_PASS tests fail) and writes the proofs to the suite's proof.json. Every task is
- * loaded first, so a malformed one fails before hours of proving.
+ * Proves an existing suite's tasks (gold resolves each, and with no change its FAIL_TO_PASS
+ * tests fail), `concurrency` at once, and writes the proofs to the suite's proof.json in the
+ * suite's order. Every task is loaded first, so a malformed one fails before hours of proving.
  */
 export async function proveSuite(
   suite: Suite,
@@ -35,18 +40,29 @@ export async function proveSuite(
     const task = await loadTask(suite, id);
     loaded.push({ task, oracle: await loadOracle(task) });
   }
-  const proofs: ValidationProof[] = [];
-  for (const { task, oracle } of loaded) {
-    const proof = await proveTask(task, oracle, {
+  const prove =
+    options.prover ??
+    localProver({
       environment: options.environment,
-      logDir: options.logDir,
       labVersion: options.labVersion,
       testTimeoutMs: options.testTimeoutMs,
       signal: options.signal,
     });
-    proofs.push(proof);
-    options.onProof?.(proof, proofs.length, loaded.length);
-  }
+  const found = new Map<string, ValidationProof>();
+  await runPool(
+    loaded,
+    options.concurrency ?? 1,
+    async ({ task, oracle }) => {
+      const [proof] = await prove({ task, oracle, runs: 1, logDirOf: () => options.logDir });
+      if (proof === undefined) return;
+      found.set(task.info.id, proof);
+      options.onProof?.(proof, found.size, loaded.length);
+    },
+    options.signal,
+  );
+  if (options.signal?.aborted === true)
+    throw new LabError("CANCELLED", `Proving suite "${suite.name}" was interrupted.`);
+  const proofs = loaded.flatMap(({ task }) => found.get(task.info.id) ?? []);
   await writeProofFile(suite.dir, {
     suite: suite.name,
     labVersion: options.labVersion,
