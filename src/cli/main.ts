@@ -11,12 +11,14 @@ import { runCommand } from "./run.js";
 import { scenariosCommand } from "./scenarios.js";
 import { LAB_VERSION } from "./shared.js";
 import { toolsCommand } from "./tools.js";
+import { workerCommand } from "./worker.js";
 
 /** Every subcommand, in the order help lists them. */
 export const COMMANDS: readonly CommandDef[] = [
   genCommand,
   scenariosCommand,
   runCommand,
+  workerCommand,
   reportCommand,
   reviewCommand,
   calibrateCommand,
