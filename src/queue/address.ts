@@ -41,7 +41,7 @@ export function parseQueueAddress(text: string, options: { insecure: boolean }):
   }
   if (url.protocol !== "redis:" && url.protocol !== "rediss:") {
     throw new UsageError(
-      `--queue expects a redis:// or rediss:// URL; got "${url.protocol}//...".`,
+      `--queue expects a URL starting with redis:// or rediss://; got one starting "${url.protocol}".`,
       `For example ${example}.`,
     );
   }

@@ -198,7 +198,10 @@ export class JobTracker {
   private async checkRefusals(): Promise<void> {
     if (this.hooks.onRefusal === undefined || this.watched.size === 0) return;
     const refusals = await this.redis.hgetall(refusalsKey(this.workKey));
+    // A worker that died without clearing its refusals refuses nothing any more.
+    const live = new Set((await liveWorkers(this.redis)).map((worker) => worker.name));
     for (const [worker, message] of Object.entries(refusals)) {
+      if (!live.has(worker)) continue;
       const key = `${worker}\0${message}`;
       if (this.seenRefusals.has(key)) continue;
       this.seenRefusals.add(key);

@@ -44,12 +44,17 @@ export interface WorkerContext {
   readonly redis: Redis;
   /** Where trials and proofs leave their files before they are sent back. */
   readonly stagingRoot: string;
+  /** Refusal hashes this worker wrote to, cleared when it stops (it no longer refuses). */
+  readonly refused: Set<string>;
   /** Logs a line once per distinct text (refusals repeat for every job of a run). */
   logOnce(level: "info" | "warn", message: string): void;
 }
 
-/** A refused job waits this long at first, doubling per refusal up to a minute. */
-const REFUSAL_DELAY_MS = 5000;
+/**
+ * A refused job waits this long at first, doubling per refusal up to 20 s: a refusing worker
+ * does not churn through a run's jobs, and a matching worker that joins soon gets them.
+ */
+const REFUSAL_DELAY_MS = 2000;
 
 /**
  * Refuses a job this machine must not run (another suite content, tool version or lab): says
@@ -66,11 +71,12 @@ export async function refuse(
   const key = refusalsKey(workKey);
   await context.redis.hset(key, context.settings.name, message);
   await context.redis.expire(key, 24 * 3600);
+  context.refused.add(key);
   context.logOnce("warn", `refusing ${workKey}: ${message}`);
   const refusals = Number((job.data as { refusals?: unknown }).refusals ?? 0);
   await job.updateData({ ...(job.data as object), refusals: refusals + 1 });
   await job.moveToDelayed(
-    Date.now() + Math.min(REFUSAL_DELAY_MS * 2 ** Math.min(refusals, 4), 60_000),
+    Date.now() + Math.min(REFUSAL_DELAY_MS * 2 ** Math.min(refusals, 4), 20_000),
     token,
   );
   throw new DelayedError();

@@ -61,6 +61,7 @@ export async function runWorker(
     settings,
     redis,
     stagingRoot,
+    refused: new Set(),
     logOnce(level, message) {
       if (told.has(message)) return;
       told.add(message);
@@ -149,8 +150,10 @@ export async function runWorker(
     // A trial whose worker died twice is recorded as an infra error rather than tried forever.
     maxStalledCount: 2,
   });
+  // Connection errors while Redis restarts (the clients reconnect), and locks lost by a worker
+  // too slow to renew them (another worker redoes the job; this attempt's result is dropped).
   worker.on("error", (error) => {
-    context.logOnce("warn", `queue ${address.display}: ${error.message} (retrying)`);
+    context.logOnce("warn", `queue ${address.display}: ${error.message}`);
   });
   worker.on("stalled", (jobId) => {
     settings.onLog("warn", `job ${jobId}: its worker stopped renewing its lock; handed to another`);
@@ -189,6 +192,7 @@ export async function runWorker(
     await worker.close();
     clearInterval(beating);
     await redis.hdel(WORKERS_KEY, name).catch(() => undefined);
+    for (const key of context.refused) await redis.hdel(key, name).catch(() => undefined);
     redis.disconnect();
     await rm(stagingRoot, { recursive: true, force: true });
   }
