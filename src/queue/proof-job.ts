@@ -80,7 +80,13 @@ export async function processProof(
     if (data.task.baseRepo !== undefined) {
       try {
         await ensureBaseRepo(
-          { cacheDir: suiteLayout(suiteDir).cacheDir, mirrorsDir: settings.mirrorsDir, signal },
+          {
+            cacheDir: suiteLayout(suiteDir).cacheDir,
+            // As on the coordinator: full copies shared by every SWE-bench suite in lab's cache.
+            reposDir: path.join(settings.environment.cacheDir, "swebench", "repos"),
+            mirrorsDir: settings.mirrorsDir,
+            signal,
+          },
           data.task.baseRepo.repo,
           data.taskId,
           data.task.baseRepo.baseCommit,
