@@ -15,7 +15,14 @@ export async function startWorker(
   root: string,
   redis: RedisServer,
   name: string,
-  options: { evalsDir: string; config?: string; lockDuration?: string },
+  options: {
+    evalsDir: string;
+    config?: string;
+    lockDuration?: string;
+    /** A lab cache of its own (environments are built where the worker is). */
+    cacheDir?: string;
+    args?: readonly string[];
+  },
 ): Promise<LabProcess> {
   const worker = startLab(
     [
@@ -29,8 +36,15 @@ export async function startWorker(
       "--evals-dir",
       options.evalsDir,
       ...(options.config === undefined ? [] : ["--config", options.config]),
+      ...(options.args ?? []),
     ],
-    { cwd: root, env: { LAB_SCRATCH_DIR: path.join(root, "scratch", name) } },
+    {
+      cwd: root,
+      env: {
+        LAB_SCRATCH_DIR: path.join(root, "scratch", name),
+        ...(options.cacheDir === undefined ? {} : { LAB_CACHE_DIR: options.cacheDir }),
+      },
+    },
   );
   await waitFor(() => worker.stderr().includes("serves queue"), 60_000, `worker ${name} to start`);
   return worker;
