@@ -41,7 +41,7 @@ export interface QueueRunOptions {
 export interface QueueRunStats {
   /** Milliseconds spent hashing tasks and adding jobs. */
   enqueueMs: number;
-  /** Per collected trial: milliseconds from fetching its finished job to its files written and indexed. */
+  /** Per collected trial: milliseconds from fetching its finished job to its files written, indexed and the job removed. */
   readonly collectMs: number[];
   /** Per collected trial: milliseconds from the worker finishing it to its result.json written here. */
   readonly latencyMs: number[];
@@ -323,7 +323,6 @@ async function collect(
   tracker: JobTracker,
   stats: QueueRunStats,
 ): Promise<void> {
-  const began = Date.now();
   const result =
     end.state === "completed"
       ? await collectCompleted(end.job, job, context)
@@ -334,9 +333,9 @@ async function collect(
           end.job,
         );
   await context.onResult(result);
-  stats.collectMs.push(Date.now() - began);
   if (end.job.finishedOn !== undefined) stats.latencyMs.push(Date.now() - end.job.finishedOn);
   await tracker.remove(end.job.id ?? "").catch(() => undefined);
+  stats.collectMs.push(performance.now() - end.fetchStartedAt);
 }
 
 /** Writes a completed job's files into its trial folder; a malformed one is recorded as an infra error. */

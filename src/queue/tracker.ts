@@ -21,10 +21,12 @@ export interface JobSpec {
   readonly opts?: JobsOptions;
 }
 
-/** How a watched job ended. */
-export type JobEnd =
-  | { readonly state: "completed"; readonly job: Job }
-  | { readonly state: "failed"; readonly job: Job };
+/** How a watched job ended, and when the tracker began fetching it (`performance.now()`). */
+export interface JobEnd {
+  readonly state: "completed" | "failed";
+  readonly job: Job;
+  readonly fetchStartedAt: number;
+}
 
 /** What the tracker tells its owner as it goes. */
 export interface TrackerHooks {
@@ -161,12 +163,13 @@ export class JobTracker {
     this.handling.add(id);
     void (async () => {
       try {
+        const fetchStartedAt = performance.now();
         const ended = await this.queue.getJobState(id);
         if (ended !== "completed" && ended !== "failed") return;
         const job = await Job.fromId(this.queue, id);
         if (job === undefined) return;
         this.watched.delete(id);
-        await onEnd({ state: ended, job });
+        await onEnd({ state: ended, job, fetchStartedAt });
       } catch (error) {
         this.failure ??= error instanceof Error ? error : new Error(String(error));
       } finally {

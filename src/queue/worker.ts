@@ -147,7 +147,7 @@ export async function runWorker(
     concurrency: settings.concurrency,
     lockDuration: settings.lockDurationMs,
     stalledInterval: Math.max(1000, Math.min(30_000, Math.round(settings.lockDurationMs / 2))),
-    // A trial whose worker died twice is recorded as an infra error rather than tried forever.
+    // A trial whose workers died three times is recorded as an infra error, not tried forever.
     maxStalledCount: 2,
   });
   // Connection errors while Redis restarts (the clients reconnect), and locks lost by a worker

@@ -85,6 +85,28 @@ describe.skipIf(redisServerPath === null)("workers on a queue", () => {
     await stopAll([second]);
   }, 120_000);
 
+  it("hands its running trial back to the queue when stopped with Ctrl-C, spending no attempt", async () => {
+    const leaving = await worker("leaving");
+    const coordinator = startLab(
+      runArgs("handed-back", fixAndSleep(4), "--tasks", "alpha", "--attempts", "1"),
+      { cwd: root },
+    );
+    await waitFor(
+      () => leaving.stderr().includes("handed-back: alpha #1: started"),
+      60_000,
+      "the leaving worker to take the trial",
+    );
+    const staying = await worker("staying");
+    leaving.child.kill("SIGINT");
+    expect(await leaving.exited).toBe(130);
+    expect(leaving.stderr()).toContain("handed-back: alpha #1: stopped; handed back to the queue");
+    // With a single attempt allowed, only a hand-back that spends none lets the trial finish.
+    expect(await coordinator.exited).toBe(0);
+    expect(staying.stderr()).toMatch(/handed-back: alpha #1: resolved/);
+    expect(results(path.join(runsDir, "handed-back")).alpha?.["1"]?.resolved).toBe(true);
+    await stopAll([staying]);
+  }, 120_000);
+
   it("retries a trial that failed for infrastructure reasons on another worker", async () => {
     // A worker whose copy of the suite lacks the task's source tree: its setup.sh fails there.
     // The task folders are whole, so the content hash agrees and the worker takes the job.
