@@ -1,5 +1,5 @@
 import { isIP } from "node:net";
-import { UsageError } from "../core/index.js";
+import { LabError, UsageError } from "../core/index.js";
 
 /** Where a queue's Redis is, parsed from `--queue` / LAB_QUEUE. */
 export interface QueueAddress {
@@ -66,9 +66,13 @@ export function parseQueueAddress(text: string, options: { insecure: boolean }):
       : `${username ?? ""}${password === undefined ? "" : ":***"}@`;
   const display = `${url.protocol}//${credentials}${shownHost}:${String(port)}${db === 0 ? "" : `/${String(db)}`}`;
   if (!isLoopback && password === undefined && !options.insecure) {
-    throw new UsageError(
+    // Not a UsageError: the command line is well formed, and its help would bury the reason.
+    throw new LabError(
+      "USAGE",
       `--queue ${display} is a Redis on another machine without a password: anyone who can reach it could read the tasks, change jobs and plant results.`,
-      `Give Redis a password (requirepass, or an ACL user) and put it in the URL: ${example}. Pass --insecure only on a network you trust.`,
+      {
+        hint: `Give Redis a password (requirepass, or an ACL user) and put it in the URL: ${example}. Pass --insecure only on a network you trust.`,
+      },
     );
   }
   return {

@@ -55,7 +55,11 @@ export async function checkQueueReachable(address: QueueAddress): Promise<string
     retryStrategy: () => null,
     connectTimeout: 5000,
   });
-  client.on("error", () => undefined);
+  // The reason (ECONNREFUSED, WRONGPASS) comes as an error event; connect() then only says closed.
+  let reason: unknown = null;
+  client.on("error", (error) => {
+    reason ??= error;
+  });
   try {
     await client.connect();
     const info = await client.info("server");
@@ -80,7 +84,7 @@ export async function checkQueueReachable(address: QueueAddress): Promise<string
     if (error instanceof LabError) throw error;
     throw new LabError(
       "QUEUE_UNAVAILABLE",
-      `Cannot reach the queue's Redis at ${address.display}: ${describeRedisError(error)}.`,
+      `Cannot reach the queue's Redis at ${address.display}: ${describeRedisError(reason ?? error).replace(/\.$/, "")}.`,
       {
         hint: address.isLoopback
           ? "Start it (redis-server, or `systemctl start redis-server`), or check --queue / LAB_QUEUE."

@@ -11,6 +11,9 @@ import { validationProofSchema, type ValidationProof } from "../core/index.js";
 export const QUEUE_PREFIX = "lab";
 /** The one queue every run's trials and every gen's proofs go through. */
 export const JOB_QUEUE = "jobs";
+/** A task id or suite name as a folder name: never a path (job data names folders on workers). */
+const folderName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "a folder name");
+
 /** Version of this file's shapes; a worker refuses a job of another version. */
 export const PROTOCOL_VERSION = 1;
 /**
@@ -72,8 +75,8 @@ const sourceSpecSchema = z.discriminatedUnion("kind", [
 export const runManifestSchema = z.object({
   /** The run's queue key: its id and a hash of its creation time. */
   key: z.string(),
-  runId: z.string(),
-  suite: z.string(),
+  runId: folderName,
+  suite: folderName,
   labVersion: z.string(),
   toolVersion: z.string(),
   source: sourceSpecSchema,
@@ -98,7 +101,7 @@ export const trialJobSchema = z.object({
   v: z.literal(PROTOCOL_VERSION),
   kind: z.literal("trial"),
   run: runManifestSchema,
-  taskId: z.string(),
+  taskId: folderName,
   trial: z.number().int().positive(),
   /** The task's content hash on the coordinator (suite/content-hash.ts). */
   taskHash: z.string(),
@@ -127,7 +130,7 @@ export type TaskFile = z.infer<typeof taskFileSchema>;
 /** What every proof job of a gen carries about its gen. */
 export const genManifestSchema = z.object({
   key: z.string(),
-  suite: z.string(),
+  suite: folderName,
   labVersion: z.string(),
   testTimeoutMs: z.number(),
 });
@@ -139,7 +142,7 @@ export const proofJobSchema = z.object({
   v: z.literal(PROTOCOL_VERSION),
   kind: z.literal("proof"),
   gen: genManifestSchema,
-  taskId: z.string(),
+  taskId: folderName,
   taskHash: z.string(),
   /** Proof runs to make. */
   runs: z.number().int().positive(),

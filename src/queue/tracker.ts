@@ -235,7 +235,8 @@ export class JobTracker {
   async settled(signal: AbortSignal): Promise<void> {
     while (this.watched.size > 0 || this.handling.size > 0) {
       if (this.failure !== null) throw this.failure;
-      if (signal.aborted) return;
+      // Stopped: results being written still land, and nothing more is waited for.
+      if (signal.aborted && this.handling.size === 0) return;
       await new Promise<void>((resolve) => {
         const done = (): void => {
           clearTimeout(timer);

@@ -41,7 +41,7 @@ export interface RedisServer {
   start(): Promise<void>;
 }
 
-async function waitForPing(port: number, timeoutMs: number): Promise<void> {
+async function waitForPing(port: number, timeoutMs: number, password?: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const client = new Redis({
@@ -50,6 +50,7 @@ async function waitForPing(port: number, timeoutMs: number): Promise<void> {
       lazyConnect: true,
       retryStrategy: () => null,
       maxRetriesPerRequest: 0,
+      ...(password === undefined ? {} : { password }),
     });
     client.on("error", () => undefined);
     try {
@@ -68,11 +69,12 @@ async function waitForPing(port: number, timeoutMs: number): Promise<void> {
 
 /**
  * Starts redis-server on a free loopback port with its files in `dir`; with `persistence`, an
- * append-only file synced on every write, so a crash loses nothing acknowledged.
+ * append-only file synced on every write, so a crash loses nothing acknowledged; with
+ * `password`, clients must give it.
  */
 export async function startRedis(
   dir: string,
-  options: { persistence?: boolean } = {},
+  options: { persistence?: boolean; password?: string } = {},
 ): Promise<RedisServer> {
   if (redisServerPath === null) throw new Error(redisMissingMessage);
   const binary = redisServerPath;
@@ -95,6 +97,7 @@ export async function startRedis(
       ...(options.persistence === true
         ? ["--appendonly", "yes", "--appendfsync", "always"]
         : ["--appendonly", "no"]),
+      ...(options.password === undefined ? [] : ["--requirepass", options.password]),
     ];
     const started = spawn(binary, args, { stdio: "ignore" });
     child = started;
@@ -103,7 +106,7 @@ export async function startRedis(
         resolve();
       });
     });
-    await waitForPing(port, 10_000);
+    await waitForPing(port, 10_000, options.password);
   };
   const signal = async (name: NodeJS.Signals): Promise<void> => {
     if (child === null || child.exitCode !== null || child.signalCode !== null) return;

@@ -1,4 +1,4 @@
-import { cpSync, readdirSync, readFileSync } from "node:fs";
+import { cpSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runLab } from "../helpers/lab.js";
@@ -128,5 +128,46 @@ describe.skipIf(redisServerPath === null)("the starter suite through a queue", (
       ["gold", 10, 10],
       ["noop", 0, 10],
     ]);
+  }, 300_000);
+
+  it("grades stated changes (a predictions file) on the workers, each job carrying its patch", async () => {
+    const oracle = (id: string) =>
+      readFileSync(path.join(evalsDir, "starter", "oracle", id, "gold.patch"), "utf8");
+    const predictions = path.join(root, "predictions.json");
+    writeFileSync(
+      predictions,
+      JSON.stringify([
+        {
+          instance_id: "textkit-slugify-max-length",
+          model_name_or_path: "m",
+          model_patch: oracle("textkit-slugify-max-length"),
+        },
+        {
+          instance_id: "ledger-allocate-negative",
+          model_name_or_path: "m",
+          model_patch: oracle("ledger-allocate-negative"),
+        },
+        { instance_id: "envcfg-typed-lists", model_name_or_path: "m", model_patch: "" },
+      ]),
+    );
+    const run = await runLab(
+      [
+        "run",
+        "predictions",
+        "--predictions",
+        predictions,
+        "--suite",
+        "starter",
+        "--evals-dir",
+        evalsDir,
+        "--runs-dir",
+        path.join(root, "queued"),
+        "--queue",
+        redis.url,
+      ],
+      { cwd: root },
+    );
+    expect(run.stderr).toMatch(/run starter-predictions-m completed: 2\/3 resolved/);
+    expect(run.code).toBe(0);
   }, 300_000);
 });
