@@ -138,7 +138,7 @@ async function measure(runId: string, trials: number, local?: { concurrency: num
     root,
   );
   const tool = createCommandTool(
-    commandToolSpec("sleeper", { command: `sleep ${String(sleepS)}` }, process.env),
+    commandToolSpec("command", { command: `sleep ${String(sleepS)}` }, process.env),
   );
   const config = resolveRunConfig({
     flags: {
@@ -161,7 +161,7 @@ async function measure(runId: string, trials: number, local?: { concurrency: num
   });
   const started = performance.now();
   const result = await runSuite(config, { emit: () => undefined }, new AbortController().signal, {
-    executor,
+    executor: local === undefined ? executor : undefined,
   });
   const wallMs = performance.now() - started;
   if (result.summary.infraErrors > 0 || result.results.length !== trials)

@@ -80,10 +80,13 @@ export function createQueueExecutor(options: QueueRunOptions): QueueExecutor {
             level: "info",
             message: `trials go to queue ${address.display}: each runs on a worker (\`lab worker --queue URL\`), in that worker's sandbox, up to ${String(options.attempts)} attempt(s)`,
           },
-          ...[...describeAddressRisks(address), ...warnings].map((message) => ({
-            level: "warn" as const,
-            message,
-          })),
+          ...[
+            ...describeAddressRisks(address),
+            ...warnings,
+            ...(config.keepScratch
+              ? ["--keep does nothing with --queue: work trees and checkouts are the workers'"]
+              : []),
+          ].map((message) => ({ level: "warn" as const, message })),
         ],
         recorded: {
           queue: address.display,
