@@ -5,6 +5,7 @@ import { git } from "../git/index.js";
 import { addStandIns, removeStandIns, type PreparedEnvironment } from "../environment/index.js";
 import { checkoutForGrade } from "./checkout.js";
 import {
+  BASE_INSTALL_FOLDER,
   captureInstallLayer,
   installLayerKey,
   readInstallLayer,
@@ -198,7 +199,10 @@ async function buildInstallLayer(
 ): Promise<InstallLayer | { unusable: string }> {
   const base: GradingPlan = {
     ...plan,
-    places: placesUnder(path.join(plan.places.scratchDir, "base-install"), plan.places.logFile),
+    places: placesUnder(
+      path.join(plan.places.scratchDir, BASE_INSTALL_FOLDER),
+      plan.places.logFile,
+    ),
   };
   const { baseCommit } = plan.task.info;
   await appendFile(
