@@ -231,6 +231,7 @@ async function executeOnQueue(
     const toAdd: JobSpec[] = [];
     let attached = 0;
     let finishedMeanwhile = 0;
+    let requeued = 0;
     for (const [id, state] of states) {
       const entry = byId.get(id);
       if (entry === undefined) continue;
@@ -246,15 +247,23 @@ async function executeOnQueue(
         toAdd.push(entry.spec);
       } else if (state === "completed") {
         finishedMeanwhile++;
+      } else if (await replaceOutdated(tracker, id, manifest)) {
+        toAdd.push(entry.spec);
+        requeued++;
       } else {
         attached++;
       }
     }
+    // Refusals of the jobs replaced were about a run described otherwise: they no longer hold.
+    if (requeued > 0) await tracker.clearRefusals();
     await tracker.add(toAdd);
     stats.enqueueMs += Date.now() - started;
     log(
       "info",
       `queue ${options.address.display}: ${String(toAdd.length)} trial job(s) added` +
+        (requeued > 0
+          ? ` (${String(requeued)} replacing jobs queued earlier with another tool version or settings)`
+          : "") +
         (attached > 0 ? `, ${String(attached)} already queued or running` : "") +
         (finishedMeanwhile > 0
           ? `, ${String(finishedMeanwhile)} finished while no coordinator watched`
@@ -302,6 +311,35 @@ async function isCollected(tracker: JobTracker, id: string, paths: TrialPaths): 
   if (job === undefined) return false;
   const sent = await resultOf(job.returnvalue).catch(() => null);
   return sent !== null && sent.result.finishedAt === stored.finishedAt;
+}
+
+/**
+ * Removes a job an earlier invocation queued with another manifest (the tool upgraded since,
+ * other limits): workers that match this invocation would refuse it, so it is to be queued
+ * again as this invocation describes it. A job a worker holds for a moment while refusing it
+ * is waited for; one that stays active is running (its worker matched) and is left to finish.
+ * Says whether the job was removed.
+ */
+async function replaceOutdated(
+  tracker: JobTracker,
+  id: string,
+  manifest: RunManifest,
+): Promise<boolean> {
+  const job = await tracker.job(id);
+  const queued = (job?.data as { run?: unknown } | undefined)?.run;
+  if (job === undefined || JSON.stringify(queued) === JSON.stringify(manifest)) return false;
+  let current = await tracker.queue.getJobState(id);
+  for (let tries = 0; current === "active" && tries < 20; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    current = await tracker.queue.getJobState(id);
+  }
+  if (current === "active" || current === "completed" || current === "failed") return false;
+  try {
+    await tracker.remove(id);
+    return true;
+  } catch {
+    return false; // taken by a worker meanwhile: it runs, or its refusal shows
+  }
 }
 
 /** A worker's return value: its files, and the result they hold. */

@@ -58,6 +58,9 @@ export class JobTracker {
   private readonly redis: Redis;
   private readonly watched = new Map<string, (end: JobEnd) => Promise<void>>();
   private readonly handling = new Set<string>();
+  /** Jobs whose events came while they were being looked at: looked at again after. */
+  private readonly recheck = new Set<string>();
+  private sweeping = false;
   private readonly seenRefusals = new Set<string>();
   private failure: Error | null = null;
   private timer: NodeJS.Timeout | null = null;
@@ -159,7 +162,11 @@ export class JobTracker {
   /** Looks at one watched job and hands it to its handler if it has ended. */
   private settle(id: string): void {
     const onEnd = this.watched.get(id);
-    if (onEnd === undefined || this.handling.has(id)) return;
+    if (onEnd === undefined) return;
+    if (this.handling.has(id)) {
+      this.recheck.add(id);
+      return;
+    }
     this.handling.add(id);
     void (async () => {
       try {
@@ -174,6 +181,7 @@ export class JobTracker {
         this.failure ??= error instanceof Error ? error : new Error(String(error));
       } finally {
         this.handling.delete(id);
+        if (this.recheck.delete(id)) this.settle(id);
         this.wake?.();
       }
     })();
@@ -181,6 +189,9 @@ export class JobTracker {
 
   /** Finds watched jobs that ended without an event reaching us; checks that the rest exist. */
   private async sweep(): Promise<void> {
+    // Commands wait while Redis is away: one sweep at a time, not a pile of them.
+    if (this.sweeping) return;
+    this.sweeping = true;
     try {
       const finished = await this.queue.getRanges(["completed", "failed"], 0, -1);
       for (const id of finished) if (this.watched.has(id)) this.settle(id);
@@ -195,6 +206,8 @@ export class JobTracker {
       await this.checkWorkers();
     } catch {
       // Redis is away (restarting): the next sweep tries again.
+    } finally {
+      this.sweeping = false;
     }
   }
 
@@ -221,6 +234,12 @@ export class JobTracker {
       this.toldNoWorker = true;
       this.hooks.onNoWorker();
     }
+  }
+
+  /** Forgets the work's refusals: they were about jobs replaced since. */
+  async clearRefusals(): Promise<void> {
+    await this.redis.del(refusalsKey(this.workKey));
+    this.seenRefusals.clear();
   }
 
   /** The live workers, by their heartbeats. */

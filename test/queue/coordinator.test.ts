@@ -1,7 +1,7 @@
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Queue } from "bullmq";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runLab } from "../helpers/lab.js";
 import { startLab, waitFor, type LabProcess } from "../helpers/lab-process.js";
 import { addTask, writeFixtureSuite } from "../helpers/fixture-suite.js";
@@ -61,6 +61,13 @@ async function worker(
   return process;
 }
 
+/** A lab.config.json whose tool `fixer` fixes the task at once and says it is `version`. */
+function config(version: string): string {
+  const file = path.join(root, `lab.config.${version}.json`);
+  writeFileSync(file, JSON.stringify({ tools: { fixer: { command: fixAndSleep(0), version } } }));
+  return file;
+}
+
 /** Jobs of lab's queue that no worker has finished. */
 async function unfinished(): Promise<number> {
   const counts = await queue.getJobCounts("waiting", "active", "delayed", "prioritized");
@@ -77,6 +84,11 @@ describe.skipIf(redisServerPath === null)("a coordinator and its Redis, killed",
     // Every write is on disk before Redis answers: a crash loses nothing it acknowledged.
     redis = await startRedis(path.join(root, "redis"), { persistence: true });
     queue = inspectQueue(redis);
+  });
+
+  // A test that fails leaves no worker behind to take the next test's trials.
+  afterEach(async () => {
+    await stopAll(started);
   });
 
   afterAll(async () => {
@@ -162,14 +174,6 @@ describe.skipIf(redisServerPath === null)("a coordinator and its Redis, killed",
 
   it("on Ctrl-C removes the run's waiting jobs, and a rerun enqueues them again", async () => {
     // A worker whose tool is another version refuses the run: its jobs wait in the queue.
-    const config = (version: string) => {
-      const file = path.join(root, `lab.config.${version}.json`);
-      writeFileSync(
-        file,
-        JSON.stringify({ tools: { fixer: { command: fixAndSleep(0), version } } }),
-      );
-      return file;
-    };
     const args = [
       "run",
       "fixer",
@@ -210,5 +214,43 @@ describe.skipIf(redisServerPath === null)("a coordinator and its Redis, killed",
     // The worker that refused is gone, and so is its refusal.
     expect(rerun.stderr).not.toContain("refuses");
     expect(rerun.stderr).toMatch(/run interrupted completed: 4\/4 resolved/);
+  }, 180_000);
+
+  it("queues again, on a rerun, the jobs an earlier coordinator queued for another tool version", async () => {
+    const args = (version: string) => [
+      "run",
+      "fixer",
+      "--suite",
+      "fixture",
+      "--evals-dir",
+      evalsDir,
+      "--runs-dir",
+      runsDir,
+      "--run-id",
+      "upgraded",
+      "--config",
+      config(version),
+      "--queue",
+      redis.url,
+    ];
+    // No worker yet: the jobs of version 3 wait in the queue when their coordinator dies.
+    const first = startLab(args("3"), { cwd: root });
+    await waitFor(() => first.stderr().includes("4 trial job(s) added"), 60_000, "the jobs");
+    first.child.kill("SIGKILL");
+    await first.exited;
+    expect(await unfinished()).toBe(4);
+
+    // The tool is upgraded everywhere; workers would refuse the jobs that name version 3.
+    const upgraded = await worker("upgraded", { config: config("4") });
+    const rerun = await runLab(args("4"), { cwd: root });
+    expect(rerun.code).toBe(0);
+    expect(rerun.stderr).toContain(
+      "4 trial job(s) added (4 replacing jobs queued earlier with another tool version or settings)",
+    );
+    expect(rerun.stderr).not.toContain("refuses");
+    expect(rerun.stderr).toMatch(/run upgraded completed: 4\/4 resolved/);
+    expect(starts([upgraded], "upgraded", "alpha")).toBe(1);
+    expect(await unfinished()).toBe(0);
+    await stopAll([upgraded]);
   }, 180_000);
 });

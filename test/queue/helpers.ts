@@ -70,7 +70,10 @@ export interface StoredTrial {
   readonly outcome: { readonly kind: string; readonly message?: string };
 }
 
-/** The trial records of a run: task id to its trial numbers' result.json, parsed. */
+/**
+ * The trial records of a run: task id to its trial numbers' result.json, parsed. A task
+ * appears once one of its trials has its result.json (result.json is a trial's last file).
+ */
 export function results(runDir: string): Record<string, Record<string, StoredTrial>> {
   const found: Record<string, Record<string, StoredTrial>> = {};
   const trials = path.join(runDir, "trials");
@@ -81,7 +84,7 @@ export function results(runDir: string): Record<string, Record<string, StoredTri
       const file = path.join(trials, task, trial, "result.json");
       if (existsSync(file)) byTrial[trial] = JSON.parse(readFileSync(file, "utf8")) as StoredTrial;
     }
-    found[task] = byTrial;
+    if (Object.keys(byTrial).length > 0) found[task] = byTrial;
   }
   return found;
 }

@@ -1,6 +1,6 @@
 import { cpSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runLab } from "../helpers/lab.js";
 import { startLab, waitFor, type LabProcess } from "../helpers/lab-process.js";
 import { addTask, writeFixtureSuite } from "../helpers/fixture-suite.js";
@@ -55,6 +55,11 @@ describe.skipIf(redisServerPath === null)("workers on a queue", () => {
   beforeAll(async () => {
     writeFixtureSuite(evalsDir, "fixture", [addTask("alpha"), addTask("beta")]);
     redis = await startRedis(path.join(root, "redis"));
+  });
+
+  // A test that fails leaves no worker behind to take the next test's trials.
+  afterEach(async () => {
+    await stopAll(started);
   });
 
   afterAll(async () => {
