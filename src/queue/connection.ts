@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { Redis } from "ioredis";
 import { errorMessage, LabError } from "../core/index.js";
 import type { QueueAddress } from "./address.js";
@@ -9,7 +10,8 @@ export interface ConnectionSettings {
   readonly db: number;
   readonly username?: string;
   readonly password?: string;
-  readonly tls?: { readonly servername: string };
+  /** TLS (rediss://); the server name is sent for a host name, as an address may not be (RFC 6066). */
+  readonly tls?: { readonly servername?: string };
   readonly maxRetriesPerRequest: null;
 }
 
@@ -25,7 +27,7 @@ export function redisOptions(address: QueueAddress): ConnectionSettings {
     db: address.db,
     ...(address.username === undefined ? {} : { username: address.username }),
     ...(address.password === undefined ? {} : { password: address.password }),
-    ...(address.tls ? { tls: { servername: address.host } } : {}),
+    ...(address.tls ? { tls: isIP(address.host) === 0 ? { servername: address.host } : {} } : {}),
     maxRetriesPerRequest: null,
   };
 }

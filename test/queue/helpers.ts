@@ -22,6 +22,7 @@ export async function startWorker(
     /** A lab cache of its own (environments are built where the worker is). */
     cacheDir?: string;
     args?: readonly string[];
+    env?: Record<string, string>;
   },
 ): Promise<LabProcess> {
   const worker = startLab(
@@ -43,6 +44,7 @@ export async function startWorker(
       env: {
         LAB_SCRATCH_DIR: path.join(root, "scratch", name),
         ...(options.cacheDir === undefined ? {} : { LAB_CACHE_DIR: options.cacheDir }),
+        ...options.env,
       },
     },
   );
