@@ -20,11 +20,12 @@ if [ ! -x /usr/bin/chromium ] && [ "$(id -u)" = "0" ] && command -v apt-get >/de
 fi
 
 # The queue tests (test/queue/) start their own redis-server on a random loopback port and stop
-# it; they need the binary only (a system Redis the package may start is left alone). Without
-# it (not root, no apt-get) they skip, saying so.
-if ! command -v redis-server >/dev/null && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
-  echo "== installing redis-server for the queue tests"
-  if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; }; then
+# it; they need the binary only (a system Redis the package may start is left alone), and
+# openssl for the certificates of the TLS (rediss://) test. Without redis-server (not root, no
+# apt-get) they skip, saying so.
+if ! { command -v redis-server && command -v openssl; } >/dev/null && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
+  echo "== installing redis-server and openssl for the queue tests"
+  if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server openssl >/dev/null; }; then
     echo "scripts/test.sh: could not install redis-server; the queue tests will be skipped." >&2
   fi
 fi
