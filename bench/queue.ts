@@ -191,6 +191,7 @@ const row = (
       : `${((oneAtOnce.get(mode) ?? 0) / wallMs).toFixed(2)}x`
     ).padStart(7),
     (coordinatorMs === undefined ? "-" : `${coordinatorMs.toFixed(1)} ms`).padStart(11),
+    (stats === undefined ? "-" : `${stats.enqueueMs.toFixed(0)} ms`).padStart(7),
     (stats === undefined ? "-" : `${median(stats.collectMs).toFixed(1)} ms`).padStart(9),
     (stats === undefined ? "-" : `${median(stats.latencyMs).toFixed(0)} ms`).padStart(8),
   ].join(" | ");
@@ -203,10 +204,10 @@ console.log(
   `${String(trialCount)} trials per row (command tool sleeping ${String(sleepS)} s, then the grade of a fixture task); ${String(os.availableParallelism())} cores, load average ${load.toFixed(1)} at the start\n`,
 );
 console.log(
-  "mode   | at once  |    wall | trials/min | per trial | speedup | coordinator | collect | latency",
+  "mode   | at once  |    wall | trials/min | per trial | speedup | coordinator | enqueue | collect | latency",
 );
 console.log(
-  "-------|----------|---------|------------|-----------|---------|-------------|---------|--------",
+  "-------|----------|---------|------------|-----------|---------|-------------|---------|---------|--------",
 );
 const print = (line: string): void => {
   console.log(line);
@@ -235,5 +236,5 @@ try {
 }
 
 console.log(
-  "\nat once: local, `lab run --concurrency N`; queue, N workers of one job each. per trial: a trial's own time (its result.json's durationMs). speedup: against the same mode with 1 at once. coordinator: its own time per trial, hashing and adding jobs plus collecting; collect: median per trial, from fetching the finished job to its files written, indexed and the job removed; latency: median from a worker finishing a trial to its result.json written here.",
+  "\nat once: local, `lab run --concurrency N`; queue, N workers of one job each. per trial: a trial's own time (its result.json's durationMs). speedup: against the same mode with 1 at once. coordinator: its own time per trial, hashing and adding jobs plus collecting; enqueue: the run's hashing, connecting and adding jobs, once (a fixed cost, spread over more trials in a larger run); collect: median per trial, from fetching the finished job to its files written, indexed and the job removed; latency: median from a worker finishing a trial to its result.json written here.",
 );
