@@ -41,7 +41,7 @@ export const genCommand = defineCommand({
       type: "string",
       value: "IDS",
       multiple: true,
-      description: "Only these task ids (proving an existing suite)",
+      description: "Only these task ids (swebench: these instances, as --instances)",
     },
     dataset: {
       type: "string",
@@ -199,9 +199,15 @@ async function genSwebench(
   const suiteDir = path.join(evalsRoot, suite);
   const layout = suiteLayout(suiteDir);
   const limitArg = stringOption(args, "limit");
-  const instances = listOption(args, "instances");
+  // A swebench suite's task ids are its instance ids: --tasks selects them as --instances does.
+  const named = { instances: listOption(args, "instances"), tasks: listOption(args, "tasks") };
+  if (named.instances !== undefined && named.tasks !== undefined)
+    throw new UsageError("--instances and --tasks name the same thing here; give one of them.");
+  const instances = named.instances ?? named.tasks;
   if (instances !== undefined && (limitArg !== undefined || flagOption(args, "all")))
-    throw new UsageError("--instances selects exactly; it does not go with --limit or --all.");
+    throw new UsageError(
+      `--${named.instances === undefined ? "tasks" : "instances"} selects exactly; it does not go with --limit or --all.`,
+    );
   const reporter = createReporter(displayFrom(args), io.stderr, io.env);
   const mirrors = stringOption(args, "mirrors") ?? io.env.LAB_MIRRORS;
   const testTimeoutMs = parseDuration(

@@ -478,3 +478,30 @@ describe("predictions through the CLI", () => {
     expect(missing.stderr).toContain("The predictions tool needs --predictions FILE.");
   }, 300_000);
 });
+
+describe("choosing instances through the CLI", () => {
+  it("takes --tasks as the instances of a swebench gen, and refuses both at once", async () => {
+    const at = [
+      "--suite",
+      "swebench-chosen",
+      "--dataset",
+      path.join(root, "dataset.json"),
+      "--mirrors",
+      mirrors,
+      "--evals-dir",
+      path.join(root, "chosen-evals"),
+    ];
+    const chosen = await runLab(["gen", ...at, "--tasks", "django__django-7"], { cwd: root });
+    expect(chosen.code, chosen.stderr).toBe(0);
+    // Only the one named is tried (its version has no spec here, a drop of its own).
+    expect(chosen.stderr).toContain("generating 1 instance(s)");
+    expect(chosen.stderr).toContain("[1/1] django__django-7: dropped");
+    expect(chosen.stdout).toContain("swebench-chosen: 0 kept, 1 dropped");
+    const both = await runLab(
+      ["gen", ...at, "--tasks", "django__django-7", "--instances", "acme__widget-1"],
+      { cwd: root },
+    );
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("--instances and --tasks name the same thing here");
+  });
+});
