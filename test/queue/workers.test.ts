@@ -119,18 +119,26 @@ describe.skipIf(redisServerPath === null)("workers on a queue", () => {
     cpSync(path.join(evalsDir, "fixture"), path.join(brokenEvals, "fixture"), { recursive: true });
     rmSync(path.join(brokenEvals, "fixture", "repos", "alpha"), { recursive: true });
     const broken = await worker("broken", { evalsDir: brokenEvals });
-    const coordinator = startLab(runArgs("retried", fixAndSleep(0), "--tasks", "alpha"), {
-      cwd: root,
-    });
-    await waitFor(
-      () => broken.stderr().includes("attempt(s) left"),
-      60_000,
-      "the broken worker to fail its attempt",
-    );
+    // A healthy worker, started beforehand (a start can take longer than a retry's back-off on
+    // a loaded machine) and frozen, so the broken worker takes the first attempt.
     const healthy = await worker("healthy");
+    healthy.child.kill("SIGSTOP");
+    const coordinator = startLab(
+      runArgs("retried", fixAndSleep(0), "--tasks", "alpha", "--attempts", "5"),
+      { cwd: root },
+    );
+    try {
+      await waitFor(
+        () => broken.stderr().includes("attempt(s) left"),
+        60_000,
+        "the broken worker to fail its attempt",
+      );
+    } finally {
+      healthy.child.kill("SIGCONT");
+    }
     expect(await coordinator.exited).toBe(0);
     expect(broken.stderr()).toMatch(
-      /retried: alpha #1: infra error on worker broken \(setup\): .*; 2 attempt\(s\) left/,
+      /retried: alpha #1: infra error on worker broken \(setup\): .*; 4 attempt\(s\) left/,
     );
     expect(healthy.stderr()).toMatch(/retried: alpha #1: resolved/);
     expect(results(path.join(runsDir, "retried")).alpha?.["1"]?.resolved).toBe(true);
