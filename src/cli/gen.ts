@@ -262,7 +262,10 @@ async function genSwebench(
       repoConcurrency: queue === undefined ? undefined : 2,
     },
     reporter,
-  ).finally(() => queue?.close());
+  ).finally(async () => {
+    reporter.close?.();
+    await queue?.close();
+  });
   if (io.signal.aborted) return 130;
   await writeSwebenchSuiteFiles(suiteDir, result, {
     name: suite,
@@ -289,6 +292,7 @@ async function genSwebench(
 
 async function proveExistingSuite(name: string, args: ParsedArgs, io: CliIO): Promise<number> {
   const settings = settingsFrom(args, io);
+  const reporter = createReporter(displayFrom(args), io.stderr, io.env);
   const suite = await loadSuite(name, { evalsDir: settings.evalsDir, cwd: io.cwd });
   const testTimeoutMs = parseDuration(
     stringOption(args, "test-timeout") ?? "30m",
@@ -298,7 +302,7 @@ async function proveExistingSuite(name: string, args: ParsedArgs, io: CliIO): Pr
     suite,
     testTimeoutMs,
     onLog: (level, message) => {
-      io.stderr.write(`lab: ${level === "warn" ? "warning: " : ""}${message}\n`);
+      reporter.emit({ type: "log", level, message });
     },
   });
   const concurrency = stringOption(args, "concurrency");
@@ -316,12 +320,11 @@ async function proveExistingSuite(name: string, args: ParsedArgs, io: CliIO): Pr
         : queue === undefined
           ? 1
           : QUEUE_GEN_CONCURRENCY,
-    onProof: (proof, done, total) => {
-      io.stderr.write(
-        `[${String(done)}/${String(total)}] ${proof.taskId}: ${proof.valid ? "proven" : `NOT proven: ${String(proof.reason)}`}\n`,
-      );
-    },
-  }).finally(() => queue?.close());
+    reporter,
+  }).finally(async () => {
+    reporter.close?.();
+    await queue?.close();
+  });
   const failed = proofs.filter((proof) => !proof.valid);
   io.stdout.write(
     `${String(proofs.length - failed.length)}/${String(proofs.length)} task(s) of ${suite.name} proven; proof in ${proofFile}\n`,

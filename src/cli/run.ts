@@ -76,6 +76,12 @@ export const runCommand = defineCommand({
       value: "ID",
       description: "Name of the run folder (default: SUITE-TOOL); an existing run is resumed",
     },
+    label: {
+      type: "string",
+      value: "NAME",
+      description:
+        "The name reports give this run's tool (default: the tool's name; two command lines are two tools either way)",
+    },
     predictions: {
       type: "string",
       value: "FILE",
@@ -170,6 +176,7 @@ in that worker's sandbox; this process collects every result into the same run f
         timeout: stringOption(args, "timeout"),
         testTimeout: stringOption(args, "test-timeout"),
         runId: stringOption(args, "run-id"),
+        label: stringOption(args, "label"),
         keep: flagOption(args, "keep"),
         sandbox: stringOption(args, "sandbox"),
         noNetwork: flagOption(args, "no-network"),
@@ -188,7 +195,9 @@ in that worker's sandbox; this process collects every result into the same run f
       signal: io.signal,
     });
     const reporter = createReporter(displayFrom(args), io.stderr, io.env);
-    const result = await runSuite(config, reporter, io.signal, { executor });
+    const result = await runSuite(config, reporter, io.signal, { executor }).finally(() =>
+      reporter.close?.(),
+    );
     return result.status === "cancelled" ? 130 : 0;
   },
 });

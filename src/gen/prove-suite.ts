@@ -1,6 +1,6 @@
-import { LabError, runPool, type ValidationProof } from "../core/index.js";
+import { LabError, runPool, type Reporter, type ValidationProof } from "../core/index.js";
 import type { EnvironmentOptions } from "../environment/index.js";
-import { loadOracle, loadTask, suiteLayout, type Suite } from "../suite/index.js";
+import { loadOracle, loadTask, readProofFile, suiteLayout, type Suite } from "../suite/index.js";
 import { writeProofFile } from "./prove.js";
 import { localProver, type TaskProver } from "./prover.js";
 
@@ -22,14 +22,14 @@ export interface ProveSuiteOptions {
   readonly prover?: TaskProver | undefined;
   /** Tasks proven at once (default 1). */
   readonly concurrency?: number | undefined;
-  /** Told after each task's proof, with how many are done: for progress. */
-  readonly onProof?: ((proof: ValidationProof, done: number, total: number) => void) | undefined;
+  /** Told of each task's proof as it starts, moves from step to step, and ends. */
+  readonly reporter?: Reporter | undefined;
 }
 
 /**
  * Proves an existing suite's tasks (gold resolves each, and with no change its FAIL_TO_PASS
- * tests fail), `concurrency` at once, and writes the proofs to the suite's proof.json in the
- * suite's order. Every task is loaded first, so a malformed one fails before hours of proving.
+ * tests fail), `concurrency` at once, and merges the proofs into the suite's proof.json. Every
+ * task is loaded first, so a malformed one fails before hours of proving.
  */
 export async function proveSuite(
   suite: Suite,
@@ -48,26 +48,56 @@ export async function proveSuite(
       testTimeoutMs: options.testTimeoutMs,
       signal: options.signal,
     });
+  const emit = (event: Parameters<Reporter["emit"]>[0]): void => options.reporter?.emit(event);
+  emit({ type: "proof:start", suite: suite.name, total: loaded.length });
   const found = new Map<string, ValidationProof>();
   await runPool(
     loaded,
     options.concurrency ?? 1,
     async ({ task, oracle }) => {
-      const [proof] = await prove({ task, oracle, runs: 1, logDirOf: () => options.logDir });
+      const taskId = task.info.id;
+      emit({ type: "proof:task:start", taskId });
+      const [proof] = await prove({
+        task,
+        oracle,
+        runs: 1,
+        logDirOf: () => options.logDir,
+        onPhase: (phase) => {
+          emit({ type: "proof:task:phase", taskId, phase });
+        },
+      });
       if (proof === undefined) return;
-      found.set(task.info.id, proof);
-      options.onProof?.(proof, found.size, loaded.length);
+      found.set(taskId, proof);
+      emit({
+        type: "proof:task:end",
+        taskId,
+        kept: proof.valid,
+        message: `${taskId}: ${proof.valid ? "proven" : `NOT proven: ${String(proof.reason)}`}`,
+        done: found.size,
+        total: loaded.length,
+      });
     },
     options.signal,
   );
   if (options.signal?.aborted === true)
     throw new LabError("CANCELLED", `Proving suite "${suite.name}" was interrupted.`);
   const proofs = loaded.flatMap(({ task }) => found.get(task.info.id) ?? []);
+  const valid = proofs.filter((proof) => proof.valid).length;
+  emit({ type: "proof:end", kept: valid, dropped: proofs.length - valid });
+  // Proving some tasks keeps the others' proofs (of tasks still in the suite) and the parts
+  // other gens wrote.
+  const earlier = await readProofFile(suite.dir);
+  const byId = new Map((earlier?.proofs ?? []).map((proof) => [proof.taskId, proof]));
+  for (const proof of proofs) byId.set(proof.taskId, proof);
   await writeProofFile(suite.dir, {
+    ...earlier,
     suite: suite.name,
     labVersion: options.labVersion,
     provenAt: new Date().toISOString(),
-    proofs,
+    proofs: suite.taskIds.flatMap((id) => {
+      const proof = byId.get(id);
+      return proof === undefined ? [] : [proof];
+    }),
   });
   return { proofs, proofFile: suiteLayout(suite.dir).proofFile };
 }

@@ -13,6 +13,8 @@ export interface ProofRequest {
    * prover on other machines ships the task's files and each machine fetches this itself.
    */
   readonly baseRepo?: { readonly repo: string; readonly baseCommit: string } | undefined;
+  /** Told as a proof here moves from step to step (a queue's workers do not tell it). */
+  readonly onPhase?: ((phase: string) => void) | undefined;
 }
 
 /**
@@ -39,6 +41,16 @@ export function localProver(options: {
           labVersion: options.labVersion,
           testTimeoutMs: options.testTimeoutMs,
           signal: options.signal,
+          onPhase:
+            request.onPhase === undefined
+              ? undefined
+              : (phase) => {
+                  request.onPhase?.(
+                    request.runs > 1
+                      ? `run ${String(run)}/${String(request.runs)} ${phase}`
+                      : phase,
+                  );
+                },
         }),
       );
     }

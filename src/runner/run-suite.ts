@@ -139,14 +139,18 @@ export async function runSuite(
         },
       );
     }
+    // The run keeps the settings it was started with; each resume's are recorded beside them.
     record = {
       ...earlier,
-      toolVersion,
       trials: Math.max(earlier.trials, config.trials),
       taskIds: [...new Set([...earlier.taskIds, ...ids])].sort(),
-      config: recorded,
       status: "started",
       updatedAt: now,
+      ...(config.label === undefined ? {} : { label: config.label }),
+      resumes: [
+        ...(earlier.resumes ?? []),
+        { at: now, config: recorded, toolVersion, labVersion: config.labVersion },
+      ],
     };
   } else {
     record = {
@@ -163,6 +167,7 @@ export async function runSuite(
       status: "started",
       createdAt: now,
       updatedAt: now,
+      ...(config.label === undefined ? {} : { label: config.label }),
     };
   }
 

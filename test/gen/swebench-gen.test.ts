@@ -432,10 +432,12 @@ describe("grading the generated suite", () => {
     ).toMatchObject({ error_ids: ["acme__widget-1"], completed_ids: [] });
   }, 300_000);
 
-  it("rejects a predictions file without instance ids, naming the entry", () => {
+  it("rejects a predictions file without instance ids, naming the line", () => {
     const file = path.join(root, "bad-preds.json");
     writeFileSync(file, JSON.stringify([{ model_patch: "x" }]));
-    expect(() => readPredictions(file)).toThrow(/bad-preds\.json: entry 1 has no instance_id/);
+    expect(() => readPredictions(file)).toThrow(
+      /bad-preds\.json, line 1: the prediction has no instance_id/,
+    );
   });
 });
 
@@ -466,7 +468,10 @@ describe("predictions through the CLI", () => {
     const report = await runLab(["report", "--suite", "swebench", "--format", "swebench", ...at], {
       cwd: root,
     });
-    expect(JSON.parse(report.stdout)).toMatchObject({
+    // Keyed by run id, for one run as for several.
+    expect(
+      (JSON.parse(report.stdout) as Record<string, unknown>)["swebench-predictions-org_model-x"],
+    ).toMatchObject({
       resolved_ids: ["acme__widget-1"],
       submitted_instances: 1,
       schema_version: 2,
