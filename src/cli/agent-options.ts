@@ -28,6 +28,22 @@ export const agentOptions = {
   },
 } as const satisfies Record<string, OptionDef>;
 
+/** The agent flags of `lab run`, as given. */
+export interface AgentFlags {
+  readonly model?: string | undefined;
+  readonly baseUrl?: string | undefined;
+  readonly maxCost?: string | undefined;
+}
+
+/** The agent flags of a command line. */
+export function agentFlagsFrom(args: ParsedArgs): AgentFlags {
+  return {
+    model: stringOption(args, "model"),
+    baseUrl: stringOption(args, "base-url"),
+    maxCost: stringOption(args, "max-cost"),
+  };
+}
+
 /**
  * How the agent named `toolName` is set up: flags over lab.config.json's `agents.<name>`; the
  * user's environment holds its credentials. Agent flags given to a tool that is no agent are a
@@ -35,16 +51,11 @@ export const agentOptions = {
  */
 export function agentToolOptions(
   toolName: string,
-  args: ParsedArgs,
+  flags: AgentFlags,
   file: ConfigFile,
   settings: LabSettings,
   env: Readonly<Record<string, string | undefined>>,
 ): AgentToolOptions {
-  const flags = {
-    model: stringOption(args, "model"),
-    baseUrl: stringOption(args, "base-url"),
-    maxCost: stringOption(args, "max-cost"),
-  };
   const isAgent = findAdapter(toolName) !== undefined;
   if (!isAgent) {
     const given = Object.entries({

@@ -3,7 +3,9 @@ import { environmentOptions, parseDuration, parsePositiveInt } from "../config/i
 import { LabError, UsageError } from "../core/index.js";
 import { DATASET_NAMES, type DatasetName } from "../datasets/index.js";
 import { generateSwebench, proveSuite, writeSwebenchSuiteFiles } from "../gen/index.js";
+import { openQueueProver, parseQueueAddress, type QueueProver } from "../queue/index.js";
 import { genRepo, rejectRepoOptions, repoGenOptions } from "./gen-repo.js";
+import { queueOptions } from "./queue-options.js";
 import { loadSuite, readSuiteInfo, suiteLayout } from "../suite/index.js";
 import { createReporter } from "../ui/index.js";
 import {
@@ -103,6 +105,7 @@ export const genCommand = defineCommand({
       value: "DUR",
       description: "Limit of one test run (default 30m)",
     },
+    ...queueOptions,
     ...repoGenOptions,
     ...displayOption,
     ...commonOptions,
@@ -115,10 +118,23 @@ export const genCommand = defineCommand({
   lab gen --suite mine --dataset ./my-instances.jsonl           # any SWE-bench-format file
   lab gen --suite swebench --instances psf__requests-2317,pallets__flask-4045
   lab gen --suite flask --from-repo ~/src/flask --limit 20
-  lab gen --suite ours --from-repo https://github.com/org/repo.git --since 2024-01-01 --sample 30 --mix small=0.5,medium=0.3,large=0.2`,
+  lab gen --suite ours --from-repo https://github.com/org/repo.git --since 2024-01-01 --sample 30 --mix small=0.5,medium=0.3,large=0.2
+  lab gen --suite swebench --limit 53 --queue redis://:PASSWORD@queue-host:6379
+
+With --queue, proofs (and the environments they build) run on the queue's workers (\`lab worker\`)
+and come back into this suite folder. Proving an existing suite needs the suite on every worker;
+swebench ships each task it renders to the workers, which fetch its base repository themselves
+(lab worker --mirrors DIR, or GitHub). --from-repo does not take --queue.`,
   async run(args, io) {
     const suite = suiteFrom(args, "gen");
-    if (stringOption(args, "from-repo") !== undefined) return genRepo(suite, args, io);
+    if (stringOption(args, "from-repo") !== undefined) {
+      if (queueUrlFrom(args, io) !== undefined)
+        throw new UsageError(
+          "--from-repo does not take --queue: mining and validating a repository's changes runs on this machine.",
+          "Drop --queue (and LAB_QUEUE), or prove an existing suite on the queue: lab gen --suite S --queue URL.",
+        );
+      return genRepo(suite, args, io);
+    }
     rejectRepoOptions(args);
     const source = await swebenchSourceOf(suite, args, io);
     return source !== null
@@ -194,6 +210,18 @@ async function genSwebench(
     );
   const reporter = createReporter(displayFrom(args), io.stderr, io.env);
   const mirrors = stringOption(args, "mirrors") ?? io.env.LAB_MIRRORS;
+  const testTimeoutMs = parseDuration(
+    stringOption(args, "test-timeout") ?? "30m",
+    "--test-timeout",
+  );
+  const queue = await openProverFrom(args, io, {
+    suite: { name: suite, dir: suiteDir },
+    testTimeoutMs,
+    onLog: (level, message) => {
+      reporter.emit({ type: "log", level, message });
+    },
+  });
+  const concurrency = stringOption(args, "concurrency");
   const result = await generateSwebench(
     {
       suiteDir,
@@ -220,13 +248,24 @@ async function genSwebench(
       validate: !flagOption(args, "no-validate"),
       proofRuns: parsePositiveInt(stringOption(args, "proof-runs") ?? "2", "--proof-runs"),
       hints: flagOption(args, "hints"),
-      concurrency: parsePositiveInt(stringOption(args, "concurrency") ?? "1", "--concurrency"),
-      testTimeoutMs: parseDuration(stringOption(args, "test-timeout") ?? "30m", "--test-timeout"),
+      // On a queue, instances are fetched and rendered here and proven on the workers: many at once.
+      concurrency:
+        concurrency !== undefined
+          ? parsePositiveInt(concurrency, "--concurrency")
+          : queue === undefined
+            ? 1
+            : QUEUE_GEN_CONCURRENCY,
+      testTimeoutMs,
       labVersion: LAB_VERSION,
       signal: io.signal,
+      prover: queue?.prove,
+      repoConcurrency: queue === undefined ? undefined : 2,
     },
     reporter,
-  ).finally(() => reporter.close?.());
+  ).finally(async () => {
+    reporter.close?.();
+    await queue?.close();
+  });
   if (io.signal.aborted) return 130;
   await writeSwebenchSuiteFiles(suiteDir, result, {
     name: suite,
@@ -255,15 +294,37 @@ async function proveExistingSuite(name: string, args: ParsedArgs, io: CliIO): Pr
   const settings = settingsFrom(args, io);
   const reporter = createReporter(displayFrom(args), io.stderr, io.env);
   const suite = await loadSuite(name, { evalsDir: settings.evalsDir, cwd: io.cwd });
+  const testTimeoutMs = parseDuration(
+    stringOption(args, "test-timeout") ?? "30m",
+    "--test-timeout",
+  );
+  const queue = await openProverFrom(args, io, {
+    suite,
+    testTimeoutMs,
+    onLog: (level, message) => {
+      reporter.emit({ type: "log", level, message });
+    },
+  });
+  const concurrency = stringOption(args, "concurrency");
   const { proofs, proofFile } = await proveSuite(suite, {
     taskIds: listOption(args, "tasks"),
     environment: environmentOptions(settings, io.signal),
     logDir: path.join(settings.cacheDir, "proof-logs", suite.name),
     labVersion: LAB_VERSION,
-    testTimeoutMs: parseDuration(stringOption(args, "test-timeout") ?? "30m", "--test-timeout"),
+    testTimeoutMs,
     signal: io.signal,
+    prover: queue?.prove,
+    concurrency:
+      concurrency !== undefined
+        ? parsePositiveInt(concurrency, "--concurrency")
+        : queue === undefined
+          ? 1
+          : QUEUE_GEN_CONCURRENCY,
     reporter,
-  }).finally(() => reporter.close?.());
+  }).finally(async () => {
+    reporter.close?.();
+    await queue?.close();
+  });
   const failed = proofs.filter((proof) => !proof.valid);
   io.stdout.write(
     `${String(proofs.length - failed.length)}/${String(proofs.length)} task(s) of ${suite.name} proven; proof in ${proofFile}\n`,
@@ -278,4 +339,40 @@ async function proveExistingSuite(name: string, args: ParsedArgs, io: CliIO): Pr
     );
   }
   return 0;
+}
+
+/** Proofs in flight at once when they run on a queue (the workers' concurrency decides the rest). */
+const QUEUE_GEN_CONCURRENCY = 256;
+
+/** The queue URL of `--queue` or LAB_QUEUE, if any. */
+function queueUrlFrom(args: ParsedArgs, io: CliIO): string | undefined {
+  const url = stringOption(args, "queue") ?? io.env.LAB_QUEUE;
+  return url === "" ? undefined : url;
+}
+
+/** A prover on the queue `--queue` names; undefined to prove here. */
+async function openProverFrom(
+  args: ParsedArgs,
+  io: CliIO,
+  options: {
+    suite: { name: string; dir: string };
+    testTimeoutMs: number;
+    onLog: (level: "info" | "warn", message: string) => void;
+  },
+): Promise<QueueProver | undefined> {
+  const url = queueUrlFrom(args, io);
+  const attempts = stringOption(args, "attempts");
+  if (url === undefined) {
+    if (attempts !== undefined) throw new UsageError("--attempts only goes with --queue.");
+    return undefined;
+  }
+  return openQueueProver({
+    address: parseQueueAddress(url, { insecure: flagOption(args, "insecure") }),
+    suite: options.suite,
+    labVersion: LAB_VERSION,
+    testTimeoutMs: options.testTimeoutMs,
+    attempts: attempts === undefined ? 3 : parsePositiveInt(attempts, "--attempts"),
+    signal: io.signal,
+    onLog: options.onLog,
+  });
 }

@@ -14,12 +14,14 @@ import { scenariosCommand } from "./scenarios.js";
 import { LAB_VERSION } from "./shared.js";
 import { clearLiveDisplays } from "../ui/index.js";
 import { toolsCommand } from "./tools.js";
+import { workerCommand } from "./worker.js";
 
 /** Every subcommand, in the order help lists them. */
 export const COMMANDS: readonly CommandDef[] = [
   genCommand,
   scenariosCommand,
   runCommand,
+  workerCommand,
   reportCommand,
   planCommand,
   reviewCommand,

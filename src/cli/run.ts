@@ -1,12 +1,21 @@
 import path from "node:path";
-import { commandToolSpec, resolveRunConfig } from "../config/index.js";
+import { commandToolSpec, parsePositiveInt, resolveRunConfig } from "../config/index.js";
 import { UsageError, type ChangeSource } from "../core/index.js";
 import { predictionChanges, readPredictions } from "../datasets/index.js";
+import { createQueueExecutor, parseQueueAddress, type ToolRequest } from "../queue/index.js";
 import { runSuite } from "../runner/index.js";
-import { resolveTool } from "../tools/index.js";
 import { createReporter } from "../ui/index.js";
-import { agentOptions, agentToolOptions } from "./agent-options.js";
-import { defineCommand, flagOption, listOption, stringOption } from "./command.js";
+import { agentOptions } from "./agent-options.js";
+import {
+  defineCommand,
+  flagOption,
+  listOption,
+  stringOption,
+  type CliIO,
+  type ParsedArgs,
+} from "./command.js";
+import { queueOptions } from "./queue-options.js";
+import { toolFromRequest, toolRequestFrom } from "./source.js";
 import {
   commonOptions,
   configFrom,
@@ -120,6 +129,7 @@ export const runCommand = defineCommand({
       env: "LAB_DISK",
     },
     keep: { type: "boolean", description: "Keep work trees and grading checkouts (for debugging)" },
+    ...queueOptions,
     ...agentOptions,
     ...displayOption,
     ...configOption,
@@ -133,30 +143,24 @@ Examples:
   lab run command --suite starter --command 'my-agent --prompt-file {prompt_file}'
   lab run predictions --suite swebench --predictions preds.jsonl
   lab run claude-code --suite starter --model claude-sonnet-4-5 --max-cost 2
-  lab run mytool --suite starter --sandbox none   (no isolation: the run says so)`,
+  lab run mytool --suite starter --sandbox none   (no isolation: the run says so)
+  lab run gold --suite starter --queue redis://:PASSWORD@queue-host:6379   (on workers: lab worker)
+
+With --queue, trials go to a Redis job queue and each runs on a worker (\`lab worker --queue URL\`)
+in that worker's sandbox; this process collects every result into the same run folder.
+--concurrency, --sandbox and --keep are then the workers' business.`,
   async run(args, io) {
     const toolName = args.positionals[0] ?? "";
     const settings = settingsFrom(args, io);
     const file = configFrom(args, io);
-    const command = stringOption(args, "command");
-    if (command !== undefined && toolName !== "command")
-      throw new UsageError(`--command only goes with the \`command\` tool, not "${toolName}".`);
-    const configured = Object.fromEntries(
-      Object.entries(file.tools).map(([name, entry]) => [
-        name,
-        commandToolSpec(name, entry, io.env),
-      ]),
-    );
-    const adhoc =
-      command === undefined
-        ? undefined
-        : commandToolSpec("command", { command, env: listOption(args, "command-env") }, io.env);
+    const request = toolRequestFrom(toolName, args);
     const predictionsFile = stringOption(args, "predictions");
     if (predictionsFile !== undefined && toolName !== "predictions")
       throw new UsageError(
         `--predictions only goes with the \`predictions\` tool, not "${toolName}".`,
       );
     const suiteName = suiteFrom(args, "run");
+    const executor = queueExecutorFrom(args, io, request);
     let source: ChangeSource;
     if (toolName === "predictions") {
       if (predictionsFile === undefined)
@@ -164,15 +168,9 @@ Examples:
       const predictions = readPredictions(path.resolve(io.cwd, predictionsFile));
       source = predictionChanges(predictions, predictionsFile);
     } else {
-      source = {
-        kind: "tool",
-        tool: resolveTool(toolName, {
-          configured,
-          adhoc,
-          agents: agentToolOptions(toolName, args, file, settings, io.env),
-        }),
-      };
+      source = { kind: "tool", tool: toolFromRequest(request, file, settings, io.env) };
     }
+    const configured = file.tools[toolName];
     const config = resolveRunConfig({
       flags: {
         suite: suiteName,
@@ -195,12 +193,32 @@ Examples:
       file,
       settings,
       source,
-      toolTimeoutMs: configured[toolName]?.timeoutMs,
+      toolTimeoutMs:
+        configured === undefined
+          ? undefined
+          : commandToolSpec(toolName, configured, io.env).timeoutMs,
       labVersion: LAB_VERSION,
       signal: io.signal,
     });
     const reporter = createReporter(displayFrom(args), io.stderr, io.env);
-    const result = await runSuite(config, reporter, io.signal).finally(() => reporter.close?.());
+    const result = await runSuite(config, reporter, io.signal, { executor }).finally(() =>
+      reporter.close?.(),
+    );
     return result.status === "cancelled" ? 130 : 0;
   },
 });
+
+/** The queue executor `--queue` (or LAB_QUEUE) asks for; undefined for a local run. */
+function queueExecutorFrom(args: ParsedArgs, io: CliIO, request: ToolRequest) {
+  const url = stringOption(args, "queue") ?? io.env.LAB_QUEUE;
+  const attempts = stringOption(args, "attempts");
+  if (url === undefined || url === "") {
+    if (attempts !== undefined) throw new UsageError("--attempts only goes with --queue.");
+    return undefined;
+  }
+  return createQueueExecutor({
+    address: parseQueueAddress(url, { insecure: flagOption(args, "insecure") }),
+    toolRequest: request,
+    attempts: attempts === undefined ? 3 : parsePositiveInt(attempts, "--attempts"),
+  });
+}

@@ -24,6 +24,8 @@ export type LabErrorCode =
   | "RUN_LOCKED"
   | "STORE_SCHEMA_MISMATCH"
   | "STORE_CORRUPT"
+  | "QUEUE_UNAVAILABLE"
+  | "QUEUE_REFUSED"
   | "CANCELLED";
 
 /** An error lab expected and can explain: printed with its hint and no stack trace. */

@@ -23,3 +23,19 @@ export async function runPool<T>(
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
   if (failure !== undefined) throw failure.error;
 }
+
+/** A gate letting at most `limit` calls of `run` be under way at once; the others wait their turn. */
+export function createLimiter(limit: number): <T>(work: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (work) => {
+    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    running++;
+    try {
+      return await work();
+    } finally {
+      running--;
+      waiting.shift()?.();
+    }
+  };
+}

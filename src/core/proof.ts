@@ -106,7 +106,8 @@ export interface ProofFile {
   readonly tasks?: Readonly<Record<string, RepoTaskProof>> | undefined;
 }
 
-const validationProofSchema = z.object({
+/** One proof of a task, as stored in proof.json and as a queue worker sends it back. */
+export const validationProofSchema = z.object({
   taskId: z.string(),
   valid: z.boolean(),
   reason: z.string().nullable(),

@@ -11,3 +11,4 @@ export {
   type RepoGenOptions,
   type RepoGenResult,
 } from "./repo/index.js";
+export { localProver, type ProofRequest, type TaskProver } from "./prover.js";

@@ -1,7 +1,8 @@
-import type { Reporter, ValidationProof } from "../core/index.js";
+import { LabError, runPool, type Reporter, type ValidationProof } from "../core/index.js";
 import type { EnvironmentOptions } from "../environment/index.js";
 import { loadOracle, loadTask, readProofFile, suiteLayout, type Suite } from "../suite/index.js";
-import { proveTask, writeProofFile } from "./prove.js";
+import { writeProofFile } from "./prove.js";
+import { localProver, type TaskProver } from "./prover.js";
 
 /** How `proveSuite` proves. */
 export interface ProveSuiteOptions {
@@ -17,14 +18,18 @@ export interface ProveSuiteOptions {
   readonly testTimeoutMs: number;
   /** Stops the proofs. */
   readonly signal?: AbortSignal | undefined;
+  /** Where proofs run; default: here. */
+  readonly prover?: TaskProver | undefined;
+  /** Tasks proven at once (default 1). */
+  readonly concurrency?: number | undefined;
   /** Told of each task's proof as it starts, moves from step to step, and ends. */
   readonly reporter?: Reporter | undefined;
 }
 
 /**
- * Proves an existing suite's tasks one after another (gold resolves each, and with no change
- * its FAIL_TO_PASS tests fail) and merges the proofs into the suite's proof.json. Every task is
- * loaded first, so a malformed one fails before hours of proving.
+ * Proves an existing suite's tasks (gold resolves each, and with no change its FAIL_TO_PASS
+ * tests fail), `concurrency` at once, and merges the proofs into the suite's proof.json. Every
+ * task is loaded first, so a malformed one fails before hours of proving.
  */
 export async function proveSuite(
   suite: Suite,
@@ -35,32 +40,48 @@ export async function proveSuite(
     const task = await loadTask(suite, id);
     loaded.push({ task, oracle: await loadOracle(task) });
   }
-  const proofs: ValidationProof[] = [];
-  const emit = (event: Parameters<Reporter["emit"]>[0]): void => options.reporter?.emit(event);
-  emit({ type: "proof:start", suite: suite.name, total: loaded.length });
-  for (const { task, oracle } of loaded) {
-    const taskId = task.info.id;
-    emit({ type: "proof:task:start", taskId });
-    const proof = await proveTask(task, oracle, {
+  const prove =
+    options.prover ??
+    localProver({
       environment: options.environment,
-      logDir: options.logDir,
       labVersion: options.labVersion,
       testTimeoutMs: options.testTimeoutMs,
       signal: options.signal,
-      onPhase: (phase) => {
-        emit({ type: "proof:task:phase", taskId, phase });
-      },
     });
-    proofs.push(proof);
-    emit({
-      type: "proof:task:end",
-      taskId,
-      kept: proof.valid,
-      message: `${taskId}: ${proof.valid ? "proven" : `NOT proven: ${String(proof.reason)}`}`,
-      done: proofs.length,
-      total: loaded.length,
-    });
-  }
+  const emit = (event: Parameters<Reporter["emit"]>[0]): void => options.reporter?.emit(event);
+  emit({ type: "proof:start", suite: suite.name, total: loaded.length });
+  const found = new Map<string, ValidationProof>();
+  await runPool(
+    loaded,
+    options.concurrency ?? 1,
+    async ({ task, oracle }) => {
+      const taskId = task.info.id;
+      emit({ type: "proof:task:start", taskId });
+      const [proof] = await prove({
+        task,
+        oracle,
+        runs: 1,
+        logDirOf: () => options.logDir,
+        onPhase: (phase) => {
+          emit({ type: "proof:task:phase", taskId, phase });
+        },
+      });
+      if (proof === undefined) return;
+      found.set(taskId, proof);
+      emit({
+        type: "proof:task:end",
+        taskId,
+        kept: proof.valid,
+        message: `${taskId}: ${proof.valid ? "proven" : `NOT proven: ${String(proof.reason)}`}`,
+        done: found.size,
+        total: loaded.length,
+      });
+    },
+    options.signal,
+  );
+  if (options.signal?.aborted === true)
+    throw new LabError("CANCELLED", `Proving suite "${suite.name}" was interrupted.`);
+  const proofs = loaded.flatMap(({ task }) => found.get(task.info.id) ?? []);
   const valid = proofs.filter((proof) => proof.valid).length;
   emit({ type: "proof:end", kept: valid, dropped: proofs.length - valid });
   // Proving some tasks keeps the others' proofs (of tasks still in the suite) and the parts

@@ -3,6 +3,7 @@ import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { createHash } from "node:crypto";
 import {
+  createLimiter,
   errorMessage,
   isLabError,
   runPool,
@@ -32,7 +33,8 @@ import {
 } from "../datasets/index.js";
 import { loadOracle, loadSuite, loadTask, readProofFile, suiteLayout } from "../suite/index.js";
 import { classifyProofs } from "./drop-reasons.js";
-import { judgeProof, proveTask, writeProofFile } from "./prove.js";
+import { judgeProof, writeProofFile } from "./prove.js";
+import { localProver, type TaskProver } from "./prover.js";
 
 /** Options of `lab gen --suite swebench`. */
 export interface SwebenchGenOptions {
@@ -48,6 +50,10 @@ export interface SwebenchGenOptions {
   readonly testTimeoutMs: number;
   readonly labVersion: string;
   readonly signal: AbortSignal;
+  /** Where proofs run; default: here. */
+  readonly prover?: TaskProver | undefined;
+  /** Base repositories fetched at once (default: `concurrency`); less when proofs run elsewhere. */
+  readonly repoConcurrency?: number | undefined;
   /** Where environments come from; default: lab's transcription of upstream's specs. */
   readonly environmentOf?: (row: SwebenchRow) => EnvironmentEntry | null;
 }
@@ -170,6 +176,15 @@ export async function generateSwebench(
     if (passing.length > 0) passWithoutFix[id] = passing;
   };
   let done = 0;
+  const prove =
+    options.prover ??
+    localProver({
+      environment: options.environment,
+      labVersion: options.labVersion,
+      testTimeoutMs: options.testTimeoutMs,
+      signal: options.signal,
+    });
+  const fetching = createLimiter(options.repoConcurrency ?? options.concurrency);
   /** One instance is done: the line plain logs always showed, and the live display's count. */
   const finish = (id: string, kept: boolean, message: string): void => {
     reporter.emit({
@@ -227,16 +242,18 @@ export async function generateSwebench(
     };
     reporter.emit({ type: "proof:task:phase", taskId: id, phase: "fetch" });
     try {
-      await ensureBaseRepo(
-        {
-          ...options.repos,
-          onFetch: (message) => {
-            reporter.emit({ type: "log", level: "info", message });
+      await fetching(() =>
+        ensureBaseRepo(
+          {
+            ...options.repos,
+            onFetch: (message) => {
+              reporter.emit({ type: "log", level: "info", message });
+            },
           },
-        },
-        row.repo,
-        id,
-        row.base_commit,
+          row.repo,
+          id,
+          row.base_commit,
+        ),
       );
     } catch (error) {
       if (options.signal.aborted) throw error;
@@ -306,34 +323,23 @@ export async function generateSwebench(
     });
     const task: Task = await loadTask(suite, id);
     const oracle: Oracle = await loadOracle(task);
-    const runs: ValidationProof[] = [];
+    let runs: ValidationProof[];
     try {
-      for (let run = 1; run <= options.proofRuns; run++) {
-        runs.push(
-          await proveTask(task, oracle, {
-            environment: options.environment,
-            logDir: layout.proofLogDir(run),
-            labVersion: options.labVersion,
-            testTimeoutMs: options.testTimeoutMs,
-            signal: options.signal,
-            onPhase: (phase) => {
-              reporter.emit({
-                type: "proof:task:phase",
-                taskId: id,
-                phase:
-                  options.proofRuns > 1
-                    ? `run ${String(run)}/${String(options.proofRuns)} ${phase}`
-                    : phase,
-              });
-            },
-          }),
-        );
-      }
+      runs = await prove({
+        task,
+        oracle,
+        runs: options.proofRuns,
+        logDirOf: (run) => layout.proofLogDir(run),
+        baseRepo: { repo: row.repo, baseCommit: row.base_commit },
+        onPhase: (phase) => {
+          reporter.emit({ type: "proof:task:phase", taskId: id, phase });
+        },
+      });
     } catch (error) {
       if (options.signal.aborted) throw error;
       const category: DropCategory =
         isLabError(error) && error.code === "ENVIRONMENT_FAILED" ? "environment" : "infrastructure";
-      stored[id] = { fingerprint, kept: false, reason: errorMessage(error), category, runs };
+      stored[id] = { fingerprint, kept: false, reason: errorMessage(error), category, runs: [] };
       await writeProofFile(options.suiteDir, { instances: stored });
       return drop(category, errorMessage(error));
     }

@@ -3,3 +3,4 @@ export * from "./run-suite.js";
 export * from "./trial.js";
 export * from "./select.js";
 export * from "./tool-run.js";
+export * from "./executor.js";

@@ -5,7 +5,6 @@ import path from "node:path";
 import {
   LabError,
   removeTree,
-  runPool,
   SCHEMA_VERSION,
   sourceFingerprint,
   sourceName,
@@ -35,10 +34,11 @@ import {
   loadOracle,
   loadSuite,
   loadTask,
+  type Suite,
 } from "../suite/index.js";
 import type { RunConfig, TrialJob } from "./config.js";
+import { localExecutor, type TrialExecutor } from "./executor.js";
 import { selectTasks } from "./select.js";
-import { runTrial } from "./trial.js";
 
 /** What `runSuite` returns. */
 export interface RunResult {
@@ -62,52 +62,28 @@ export function summarizeTrials(results: readonly TrialResult[]): RunSummary {
   };
 }
 
+/** Options of `runSuite` beyond its config. */
+export interface RunSuiteOptions {
+  /** Where the trials are carried out; default: here, `config.concurrency` at once. */
+  readonly executor?: TrialExecutor | undefined;
+}
+
 /**
- * Fails with SANDBOX_UNAVAILABLE when the sandbox cannot run here or cannot enforce a limit
- * the user asked for; otherwise returns what the run's log should say about it (a warning when
- * the trust boundary is not enforced).
+ * What no trial's sandbox may show: every suite, the runs, lab's cache and the scratch root
+ * (where other trials' work trees are).
  */
-async function checkSandbox(
-  config: RunConfig,
-): Promise<{ level: "info" | "warn"; message: string }[]> {
-  const { provider, limits, network } = config.sandbox;
-  await provider.checkReady();
-  const enforcement = await provider.describeLimits(limits);
-  if (limits.memoryMb !== null && enforcement.unenforced.includes("memory")) {
-    throw new LabError(
-      "SANDBOX_UNAVAILABLE",
-      `A memory limit of ${String(limits.memoryMb)} MiB was asked for, but lab cannot make a memory cgroup here.`,
-      {
-        hint: "Run lab as root or in a cgroup that delegates the memory controller (e.g. `systemd-run --user --scope -p Delegate=yes lab run ...`), or drop --memory.",
-      },
-    );
-  }
-  const notes: { level: "info" | "warn"; message: string }[] = [
-    {
-      level: "info",
-      message: `sandbox ${provider.name} (network ${network ? "on" : "off"}); limits: ${enforcement.summary}; grading: ${provider.isolatesFilesystem ? `the change's install and tests run in ${provider.name} too (network on)` : "the change's install and tests run unconfined, on the host"}`,
-    },
+export function hiddenPathsOf(
+  config: Pick<RunConfig, "evalsDir" | "cwd" | "runsDir" | "environment" | "scratchRoot">,
+  suite: Suite,
+): string[] {
+  return [
+    path.dirname(suite.dir),
+    ...evalsSearchPath({ evalsDir: config.evalsDir, cwd: config.cwd }),
+    builtinEvalsDir,
+    config.runsDir,
+    config.environment.cacheDir,
+    config.scratchRoot,
   ];
-  if (!provider.isolatesFilesystem) {
-    notes.push({
-      level: "warn",
-      message: `sandbox "${provider.name}": tools run on the host as you and can read the oracle, other trials and your files; the trust boundary is NOT enforced.`,
-    });
-  }
-  if (!network && !provider.canIsolateNetwork) {
-    notes.push({
-      level: "warn",
-      message: `network off was asked for, but sandbox "${provider.name}" cannot turn it off.`,
-    });
-  }
-  if (enforcement.unenforced.includes("processes")) {
-    notes.push({
-      level: "warn",
-      message:
-        "the process limit is not enforced here (no writable pids cgroup); a fork bomb can reach the host.",
-    });
-  }
-  return notes;
 }
 
 /**
@@ -122,6 +98,7 @@ export async function runSuite(
   config: RunConfig,
   reporter: Reporter,
   signal: AbortSignal,
+  options: RunSuiteOptions = {},
 ): Promise<RunResult> {
   const lock = await acquireRunLock(runPaths(config.runsDir, config.runId));
   try {
@@ -131,7 +108,7 @@ export async function runSuite(
         level: "warn",
         message: `run ${config.runId}: took over the lock of lab process ${String(lock.tookOverFrom.pid)}, which is gone`,
       });
-    return await runLocked(config, reporter, signal);
+    return await runLocked(config, reporter, signal, options);
   } finally {
     await lock.release();
   }
@@ -142,7 +119,9 @@ async function runLocked(
   config: RunConfig,
   reporter: Reporter,
   signal: AbortSignal,
+  options: RunSuiteOptions,
 ): Promise<RunResult> {
+  const executor = options.executor ?? localExecutor;
   const suite = await loadSuite(config.suite, { evalsDir: config.evalsDir, cwd: config.cwd });
   const { source } = config;
   const selection = await selectTasks(suite, {
@@ -160,8 +139,8 @@ async function runLocked(
   }
   const name = sourceName(source);
   if (source.kind === "tool") await source.tool.checkReady();
-  // Grading runs the change's code in the run's sandbox, whatever made the change.
-  const sandboxNotes = await checkSandbox(config);
+  // Where trials run must be ready (the sandbox here, or the queue) before anything is written.
+  const prepared = await executor.prepare(config);
   const toolVersion = source.kind === "tool" ? await source.tool.detectVersion() : source.version;
 
   const run = runPaths(config.runsDir, config.runId);
@@ -175,6 +154,7 @@ async function runLocked(
       message: `could not empty ${scratchDir}: ${left.message}`,
     });
   const now = new Date().toISOString();
+  const recorded = { ...config.recorded, ...prepared.recorded };
   let record: RunRecord;
   const resumed = existsSync(run.runJson);
   if (resumed) {
@@ -206,7 +186,7 @@ async function runLocked(
       ...(config.label === undefined ? {} : { label: config.label }),
       resumes: [
         ...(earlier.resumes ?? []),
-        { at: now, config: config.recorded, toolVersion, labVersion: config.labVersion },
+        { at: now, config: recorded, toolVersion, labVersion: config.labVersion },
       ],
     };
   } else {
@@ -220,7 +200,7 @@ async function runLocked(
       labVersion: config.labVersion,
       trials: config.trials,
       taskIds: [...ids].sort(),
-      config: config.recorded,
+      config: recorded,
       status: "started",
       createdAt: now,
       updatedAt: now,
@@ -228,15 +208,7 @@ async function runLocked(
     };
   }
 
-  // What no trial's sandbox may show: every suite, the runs, lab's cache, the scratch root.
-  const hiddenPaths = [
-    path.dirname(suite.dir),
-    ...evalsSearchPath({ evalsDir: config.evalsDir, cwd: config.cwd }),
-    builtinEvalsDir,
-    config.runsDir,
-    config.environment.cacheDir,
-    config.scratchRoot,
-  ];
+  const hiddenPaths = hiddenPathsOf(config, suite);
   const jobs: TrialJob[] = [];
   let skipped = 0;
   for (const { task, oracle } of tasks) {
@@ -267,50 +239,37 @@ async function runLocked(
     skipped,
     resumed,
   });
-  for (const note of sandboxNotes) reporter.emit({ type: "log", ...note });
+  for (const note of prepared.notes) reporter.emit({ type: "log", ...note });
 
   let done = 0;
-  // Held in an object: TypeScript does not see the pool's callbacks assign it.
-  const state: { failure: Error | null } = { failure: null };
-  const inner = new AbortController();
-  const onAbort = (): void => {
-    inner.abort();
-  };
-  signal.addEventListener("abort", onAbort, { once: true });
+  let failure: Error | null = null;
   try {
-    await runPool(
-      jobs,
-      config.concurrency,
-      async (job) => {
-        reporter.emit({ type: "trial:start", taskId: job.task.info.id, trial: job.trial });
-        try {
-          const result = await runTrial(job, config, toolVersion, reporter, inner.signal);
-          if (result !== null) {
-            // The index is a cache that reports rebuild from result.json: never fail a run over it.
-            await appendTrialIndex(run, result).catch(() => undefined);
-            reporter.emit({ type: "trial:end", result, done: ++done, pending: jobs.length });
-          }
-        } catch (error) {
-          // A bug or a store failure: stop taking trials, let the running ones end, and rethrow.
-          state.failure ??= error instanceof Error ? error : new Error(String(error));
-          inner.abort();
-        }
+    await executor.execute(jobs, {
+      config,
+      run,
+      record,
+      toolVersion,
+      reporter,
+      signal,
+      onResult: async (result) => {
+        // The index is a cache that reports rebuild from result.json: never fail a run over it.
+        await appendTrialIndex(run, result).catch(() => undefined);
+        reporter.emit({ type: "trial:end", result, done: ++done, pending: jobs.length });
       },
-      inner.signal,
-    );
-  } finally {
-    signal.removeEventListener("abort", onAbort);
+    });
+  } catch (error) {
+    failure = error instanceof Error ? error : new Error(String(error));
   }
 
   // Each trial removed its own scratch; the run's folder goes too (left only if it is not empty).
   await rmdir(scratchDir).catch(() => undefined);
   const status: RunStatus =
-    state.failure !== null ? "failed" : signal.aborted ? "cancelled" : "completed";
+    failure !== null ? "failed" : signal.aborted ? "cancelled" : "completed";
   await writeJsonAtomic(run.runJson, { ...record, status, updatedAt: new Date().toISOString() });
   const results = await readTrialResults(run);
   const summary = summarizeTrials(results);
   reporter.emit({ type: "run:end", runId: config.runId, runDir: run.dir, status, summary });
-  if (state.failure !== null) throw state.failure;
+  if (failure !== null) throw failure;
   return { runId: config.runId, runDir: run.dir, status, summary, results };
 }
 

@@ -5,3 +5,4 @@ export * from "./proof-file.js";
 export * from "./prompt.js";
 export * from "./checkout.js";
 export * from "./audit-file.js";
+export * from "./content-hash.js";

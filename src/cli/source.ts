@@ -1,0 +1,56 @@
+import { commandToolSpec, type ConfigFile, type LabSettings } from "../config/index.js";
+import { UsageError, type Tool } from "../core/index.js";
+import type { ToolRequest } from "../queue/index.js";
+import { resolveTool } from "../tools/index.js";
+import { agentFlagsFrom, agentToolOptions } from "./agent-options.js";
+import { listOption, stringOption, type ParsedArgs } from "./command.js";
+
+/**
+ * The flags of `lab run TOOL` that make its tool, as given: what a queue's workers need to
+ * build the same tool from their own installation, lab.config.json and credentials.
+ */
+export function toolRequestFrom(toolName: string, args: ParsedArgs): ToolRequest {
+  const command = stringOption(args, "command");
+  if (command !== undefined && toolName !== "command")
+    throw new UsageError(`--command only goes with the \`command\` tool, not "${toolName}".`);
+  const flags = agentFlagsFrom(args);
+  const commandEnv = listOption(args, "command-env");
+  return {
+    name: toolName,
+    ...(command === undefined ? {} : { command }),
+    ...(commandEnv === undefined ? {} : { commandEnv }),
+    ...(flags.model === undefined ? {} : { model: flags.model }),
+    ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }),
+    ...(flags.maxCost === undefined ? {} : { maxCost: flags.maxCost }),
+  };
+}
+
+/**
+ * Builds the tool a request names with this machine's lab.config.json, settings and
+ * environment: the same code for `lab run` and for `lab worker`, so both make the same tool.
+ */
+export function toolFromRequest(
+  request: ToolRequest,
+  file: ConfigFile,
+  settings: LabSettings,
+  env: Readonly<Record<string, string | undefined>>,
+): Tool {
+  const configured = Object.fromEntries(
+    Object.entries(file.tools).map(([name, entry]) => [name, commandToolSpec(name, entry, env)]),
+  );
+  const adhoc =
+    request.command === undefined
+      ? undefined
+      : commandToolSpec("command", { command: request.command, env: request.commandEnv }, env);
+  return resolveTool(request.name, {
+    configured,
+    adhoc,
+    agents: agentToolOptions(
+      request.name,
+      { model: request.model, baseUrl: request.baseUrl, maxCost: request.maxCost },
+      file,
+      settings,
+      env,
+    ),
+  });
+}
