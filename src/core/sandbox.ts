@@ -86,7 +86,7 @@ export interface SandboxExecResult {
 
 /** One trial's sandbox. */
 export interface Sandbox {
-  /** The provider's name: "bwrap", "none". */
+  /** The provider's name: "bwrap", "docker", "none". */
   readonly name: string;
   /** Whether the tool is confined to its own files (false: it sees the host as lab's user). */
   readonly isolatesFilesystem: boolean;
@@ -114,8 +114,11 @@ export interface SandboxProvider {
   readonly name: string;
   readonly isolatesFilesystem: boolean;
   readonly canIsolateNetwork: boolean;
-  /** Fails with SANDBOX_UNAVAILABLE (and how to fix it) when this provider cannot run here. */
-  checkReady(): Promise<void>;
+  /**
+   * Fails with SANDBOX_UNAVAILABLE (and how to fix it) when this provider cannot run here.
+   * Long preparation (docker building its image) is reported through `progress`.
+   */
+  checkReady(options?: { readonly progress?: (message: string) => void }): Promise<void>;
   /** How each limit is enforced on this machine, for the run's log. */
   describeLimits(limits: SandboxLimits): Promise<LimitEnforcement>;
   /** Makes one trial's sandbox. */

@@ -64,9 +64,19 @@ export function summarizeTrials(results: readonly TrialResult[]): RunSummary {
  */
 async function checkSandbox(
   config: RunConfig,
+  reporter: Reporter,
 ): Promise<{ level: "info" | "warn"; message: string }[]> {
   const { provider, limits, network } = config.sandbox;
-  await provider.checkReady();
+  // docker may build its image first (minutes, once): say so as it goes.
+  await provider.checkReady({
+    progress: (message) => {
+      reporter.emit({
+        type: "log",
+        level: "info",
+        message: `sandbox ${provider.name}: ${message}`,
+      });
+    },
+  });
   const enforcement = await provider.describeLimits(limits);
   if (limits.memoryMb !== null && enforcement.unenforced.includes("memory")) {
     throw new LabError(
@@ -134,7 +144,7 @@ export async function runSuite(
   const name = sourceName(source);
   if (source.kind === "tool") await source.tool.checkReady();
   // Grading runs the change's code in the run's sandbox, whatever made the change.
-  const sandboxNotes = await checkSandbox(config);
+  const sandboxNotes = await checkSandbox(config, reporter);
   const toolVersion = source.kind === "tool" ? await source.tool.detectVersion() : source.version;
 
   const run = runPaths(config.runsDir, config.runId);

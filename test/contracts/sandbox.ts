@@ -274,11 +274,11 @@ export function defineSandboxContract(makeProvider: () => SandboxProvider): void
       async () => {
         if ((await detectCgroups()).pids === null) return;
         const sandbox = await open({ limits: { ...NO_LIMITS, maxProcesses: 40 } });
-        // Node, not bash: bash retries a refused fork for seconds.
+        // Node (from PATH: the image has its own under docker), not bash: bash retries a refused fork for seconds.
         const script = `const { spawn } = require("node:child_process"); let refused = 0;
           for (let i = 0; i < 100; i++) spawn("sleep", ["5"]).on("error", () => refused++);
           setTimeout(() => { console.log(refused > 0 ? "refused" : "all started"); process.exit(0); }, 1000);`;
-        const result = await sandbox.exec([process.execPath, "-e", script], {
+        const result = await sandbox.exec(["node", "-e", script], {
           cwd: host.workTree,
           env: env(sandbox),
           timeoutMs: 30_000,
@@ -294,7 +294,7 @@ export function defineSandboxContract(makeProvider: () => SandboxProvider): void
         if ((await detectCgroups()).memory === null) return;
         const sandbox = await open({ limits: { ...NO_LIMITS, memoryMb: 64 } });
         const result = await sandbox.exec(
-          [process.execPath, "-e", "const a = []; for (;;) a.push(Buffer.alloc(1 << 20, 1));"],
+          ["node", "-e", "const a = []; for (;;) a.push(Buffer.alloc(1 << 20, 1));"],
           { cwd: host.workTree, env: env(sandbox), timeoutMs: 30_000 },
         );
         expect(result.limitExceeded).toBe("memory");

@@ -1,0 +1,95 @@
+import { rm } from "node:fs/promises";
+import path from "node:path";
+import { errorMessage } from "../core/index.js";
+import { checkEngine, findDockerCli, type DockerCli, type DockerSettings } from "./docker-cli.js";
+import { listContainers, reclaimContainers } from "./docker-containers.js";
+import { LAB_LABEL } from "./docker-image.js";
+
+/** What lab keeps in the Docker engine, for `lab cache list`. */
+export interface DockerCacheListing {
+  /** Why nothing could be listed (no docker command, no engine answering), or null. */
+  readonly unavailable: string | null;
+  /**
+   * lab's images built for this cache folder: `lab-base:<hash>`, `lab-sandbox:<hash>`, tagged
+   * by what went into them.
+   */
+  readonly images: readonly { name: string; createdAt: string; size: string }[];
+  /** lab's containers; `ownerGone` when the lab that made them no longer runs. */
+  readonly containers: readonly { name: string; run: string; ownerGone: boolean }[];
+}
+
+async function engine(settings: DockerSettings): Promise<DockerCli | string> {
+  const cli = findDockerCli(settings);
+  if (cli === null) return "no docker command on PATH";
+  try {
+    await checkEngine(cli);
+    return cli;
+  } catch (error) {
+    return errorMessage(error);
+  }
+}
+
+/** lab's images built for this cache folder (its label says so). */
+async function listImages(cli: DockerCli): Promise<DockerCacheListing["images"]> {
+  const result = await cli.run([
+    "images",
+    "--filter",
+    `label=${LAB_LABEL}=image`,
+    "--filter",
+    `label=${LAB_LABEL}.cache=${cli.settings.cacheDir}`,
+    "--format",
+    "{{.Repository}}:{{.Tag}}\t{{.CreatedAt}}\t{{.Size}}",
+  ]);
+  if (result.exitCode !== 0) return [];
+  return result.stdoutTail
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => {
+      const [name = "", createdAt = "", size = ""] = line.split("\t");
+      return { name, createdAt, size };
+    });
+}
+
+/** lab's images and containers in the Docker engine. */
+export async function listDockerCache(settings: DockerSettings): Promise<DockerCacheListing> {
+  const cli = await engine(settings);
+  if (typeof cli === "string") return { unavailable: cli, images: [], containers: [] };
+  return {
+    unavailable: null,
+    images: await listImages(cli),
+    containers: await listContainers(cli),
+  };
+}
+
+/**
+ * Removes lab's containers whose lab is gone (killed mid-run), then the images built for this
+ * cache folder, and the files image builds keep (`<cacheDir>/docker`). An image a running
+ * sandbox uses stays.
+ */
+export async function clearDockerCache(settings: DockerSettings): Promise<{
+  unavailable: string | null;
+  containers: number;
+  containersKept: number;
+  images: number;
+  imagesKept: string[];
+}> {
+  await rm(path.join(settings.cacheDir, "docker"), { recursive: true, force: true });
+  const cli = await engine(settings);
+  if (typeof cli === "string")
+    return { unavailable: cli, containers: 0, containersKept: 0, images: 0, imagesKept: [] };
+  const reclaimed = await reclaimContainers(cli);
+  const images = await listImages(cli);
+  const kept: string[] = [];
+  // The sandbox image first: the base is its parent.
+  for (const image of [...images].sort((a, b) => b.name.localeCompare(a.name))) {
+    const removed = await cli.run(["rmi", image.name], { timeoutMs: 120_000 });
+    if (removed.exitCode !== 0) kept.push(image.name);
+  }
+  return {
+    unavailable: null,
+    containers: reclaimed.removed,
+    containersKept: reclaimed.kept,
+    images: images.length - kept.length,
+    imagesKept: kept,
+  };
+}
