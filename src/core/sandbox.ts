@@ -116,9 +116,13 @@ export interface SandboxProvider {
   readonly canIsolateNetwork: boolean;
   /**
    * Fails with SANDBOX_UNAVAILABLE (and how to fix it) when this provider cannot run here.
-   * Long preparation (docker building its image) is reported through `progress`.
+   * Long preparation (docker building its image) is reported through `progress`, and stops
+   * (with CANCELLED) when `signal` aborts.
    */
-  checkReady(options?: { readonly progress?: (message: string) => void }): Promise<void>;
+  checkReady(options?: {
+    readonly progress?: (message: string) => void;
+    readonly signal?: AbortSignal;
+  }): Promise<void>;
   /** How each limit is enforced on this machine, for the run's log. */
   describeLimits(limits: SandboxLimits): Promise<LimitEnforcement>;
   /** Makes one trial's sandbox. */

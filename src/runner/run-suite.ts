@@ -45,6 +45,14 @@ export interface RunResult {
   readonly results: readonly TrialResult[];
 }
 
+/** A run interrupted before it started writes nothing: it fails with CANCELLED. */
+function throwIfInterrupted(signal: AbortSignal, runId: string): void {
+  if (!signal.aborted) return;
+  throw new LabError("CANCELLED", `Run "${runId}" was interrupted before it started.`, {
+    hint: "Nothing was written; run the same command again.",
+  });
+}
+
 /** Counts over finished trials. */
 export function summarizeTrials(results: readonly TrialResult[]): RunSummary {
   const infraErrors = results.filter((result) => result.outcome.kind === "infra_error").length;
@@ -65,6 +73,7 @@ export function summarizeTrials(results: readonly TrialResult[]): RunSummary {
 async function checkSandbox(
   config: RunConfig,
   reporter: Reporter,
+  signal: AbortSignal,
 ): Promise<{ level: "info" | "warn"; message: string }[]> {
   const { provider, limits, network } = config.sandbox;
   // docker may build its image first (minutes, once): say so as it goes.
@@ -76,6 +85,7 @@ async function checkSandbox(
         message: `sandbox ${provider.name}: ${message}`,
       });
     },
+    signal,
   });
   const enforcement = await provider.describeLimits(limits);
   if (limits.memoryMb !== null && enforcement.unenforced.includes("memory")) {
@@ -144,7 +154,8 @@ export async function runSuite(
   const name = sourceName(source);
   if (source.kind === "tool") await source.tool.checkReady();
   // Grading runs the change's code in the run's sandbox, whatever made the change.
-  const sandboxNotes = await checkSandbox(config, reporter);
+  const sandboxNotes = await checkSandbox(config, reporter, signal);
+  throwIfInterrupted(signal, config.runId);
   const toolVersion = source.kind === "tool" ? await source.tool.detectVersion() : source.version;
 
   const run = runPaths(config.runsDir, config.runId);
@@ -246,6 +257,8 @@ export async function runSuite(
     inner.abort();
   };
   signal.addEventListener("abort", onAbort, { once: true });
+  // Interrupted while run.json was being written: the listener above would never fire.
+  if (signal.aborted) inner.abort();
   try {
     await runPool(
       jobs,

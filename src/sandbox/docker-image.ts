@@ -82,12 +82,17 @@ export type Progress = (message: string) => void;
  * base from Docker Hub's Debian where a registry answers, else with debootstrap; then a layer
  * with Node). Concurrent builders wait for one another (a lock in `<cacheDir>/docker`).
  */
-export async function ensureSandboxImage(cli: DockerCli, progress: Progress): Promise<string> {
+export async function ensureSandboxImage(
+  cli: DockerCli,
+  progress: Progress,
+  signal?: AbortSignal,
+): Promise<string> {
   const { settings } = cli;
   if (settings.image !== undefined) {
     if (!(await imageExists(cli, settings.image))) {
       progress(`pulling ${settings.image} (LAB_DOCKER_IMAGE)`);
       await cli.output(["pull", settings.image], `pull ${settings.image}`, 30 * 60_000);
+      throwIfCancelled(signal);
     }
     return settings.image;
   }
@@ -99,8 +104,9 @@ export async function ensureSandboxImage(cli: DockerCli, progress: Progress): Pr
   return withBuildLock(dir, progress, async () => {
     if (await imageExists(cli, tags.sandbox)) return tags.sandbox;
     const log = path.join(dir, `build-${tags.sandbox.replace(":", "-")}.log`);
-    if (!(await imageExists(cli, tags.base))) await buildBase(cli, tags.base, dir, log, progress);
-    await addNodeLayer(cli, tags, engine.arch, dir, log, progress);
+    const step = { cli, dir, log, progress, signal };
+    if (!(await imageExists(cli, tags.base))) await buildBase(step, tags.base);
+    await addNodeLayer(step, tags, engine.arch);
     return tags.sandbox;
   });
 }
@@ -110,26 +116,44 @@ export async function imageExists(cli: DockerCli, image: string): Promise<boolea
   return (await cli.run(["image", "inspect", "--format", "{{.Id}}", image])).exitCode === 0;
 }
 
-async function buildBase(
-  cli: DockerCli,
-  tag: string,
-  dir: string,
-  log: string,
-  progress: Progress,
-): Promise<void> {
+/** What every build step works with. */
+interface BuildStep {
+  readonly cli: DockerCli;
+  /** `<cacheDir>/docker`: the lock, the root file system while it is made, Node's package. */
+  readonly dir: string;
+  readonly log: string;
+  readonly progress: Progress;
+  readonly signal: AbortSignal | undefined;
+}
+
+function throwIfCancelled(signal: AbortSignal | undefined): void {
+  if (signal?.aborted === true)
+    throw new LabError("CANCELLED", "Building the docker sandbox's image was interrupted.", {
+      hint: "Run the same command again: the build starts over.",
+    });
+}
+
+async function buildBase(step: BuildStep, tag: string): Promise<void> {
+  const { cli, log, progress, signal } = step;
   const hub =
     (await imageExists(cli, DEBIAN_HUB_IMAGE)) ||
-    (await cli.run(["pull", DEBIAN_HUB_IMAGE], { timeoutMs: 10 * 60_000, logFile: log }))
-      .exitCode === 0;
+    (
+      await cli.run(["pull", DEBIAN_HUB_IMAGE], {
+        timeoutMs: 10 * 60_000,
+        logFile: log,
+        ...(signal === undefined ? {} : { signal }),
+      })
+    ).exitCode === 0;
+  throwIfCancelled(signal);
   if (hub) {
     progress(`building ${tag} from ${DEBIAN_HUB_IMAGE} (apt-get; once)`);
-    await buildBaseFromImage(cli, tag, DEBIAN_HUB_IMAGE, log);
+    await buildBaseFromImage(cli, tag, DEBIAN_HUB_IMAGE, log, signal);
   } else {
     const mirror = cli.settings.debianMirror ?? debianMirror();
     progress(
       `building ${tag} with debootstrap from ${mirror}: no registry answered for ${DEBIAN_HUB_IMAGE} (a few minutes, once; log: ${log})`,
     );
-    await buildBaseWithDebootstrap(cli, tag, mirror, dir, log);
+    await buildBaseWithDebootstrap(step, tag, mirror);
   }
 }
 
@@ -139,6 +163,7 @@ export async function buildBaseFromImage(
   tag: string,
   from: string,
   log: string,
+  signal?: AbortSignal,
 ): Promise<void> {
   const name = `lab-build-${randomUUID().slice(0, 12)}`;
   const script = `apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ${basePackages(cli.settings.extraPackages).join(" ")} && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb`;
@@ -149,6 +174,7 @@ export async function buildBaseFromImage(
       ["sh", "-c", script],
       `install lab's packages into ${from}`,
       log,
+      signal,
     );
     await checked(
       cli,
@@ -156,6 +182,7 @@ export async function buildBaseFromImage(
       [],
       `save the image ${tag}`,
       log,
+      signal,
     );
   } finally {
     await cli.run(["rm", "-f", name]);
@@ -164,12 +191,11 @@ export async function buildBaseFromImage(
 
 /** The base from a root file system debootstrap makes (root only), imported as one layer. */
 async function buildBaseWithDebootstrap(
-  cli: DockerCli,
+  step: BuildStep,
   tag: string,
   mirror: string,
-  dir: string,
-  log: string,
 ): Promise<void> {
+  const { cli, dir, log, signal } = step;
   const debootstrap = findOnPath("debootstrap", `${SYSTEM_PATH}:${cli.settings.env.PATH ?? ""}`);
   if (debootstrap === null || os.userInfo().uid !== 0) {
     throw new LabError(
@@ -191,8 +217,9 @@ async function buildBaseWithDebootstrap(
         rootfs,
         mirror,
       ],
-      { env: { PATH: SYSTEM_PATH }, timeoutMs: 60 * 60_000, logFile: log },
+      { env: { PATH: SYSTEM_PATH }, timeoutMs: 60 * 60_000, logFile: log, signal },
     );
+    throwIfCancelled(signal);
     if (made.exitCode !== 0) {
       throw new LabError(
         "SANDBOX_UNAVAILABLE",
@@ -226,8 +253,9 @@ async function buildBaseWithDebootstrap(
         "-",
         tag,
       ],
-      { env: cli.settings.env, timeoutMs: 30 * 60_000, logFile: log },
+      { env: cli.settings.env, timeoutMs: 30 * 60_000, logFile: log, signal },
     );
+    throwIfCancelled(signal);
     if (imported.exitCode !== 0) {
       throw new LabError("SANDBOX_UNAVAILABLE", `docker could not import the image ${tag}.`, {
         hint: `See ${log}.`,
@@ -240,13 +268,11 @@ async function buildBaseWithDebootstrap(
 
 /** Node, from the npm registry's node-linux-ARCH package, as a layer on the base. */
 async function addNodeLayer(
-  cli: DockerCli,
+  step: BuildStep,
   tags: { base: string; sandbox: string },
   arch: string,
-  dir: string,
-  log: string,
-  progress: Progress,
 ): Promise<void> {
+  const { cli, dir, log, progress, signal } = step;
   const nodeDir = path.join(dir, `node-${SANDBOX_NODE_VERSION}-${arch}`);
   const nodeBin = path.join(nodeDir, "package", "bin", "node");
   if (!existsSync(nodeBin)) {
@@ -255,8 +281,9 @@ async function addNodeLayer(
     const spec = `node-linux-${arch}@${SANDBOX_NODE_VERSION}`;
     const packed = await runCommand(
       ["npm", "pack", "--silent", "--pack-destination", nodeDir, spec],
-      { env: cli.settings.env, cwd: nodeDir, timeoutMs: 10 * 60_000, logFile: log },
+      { env: cli.settings.env, cwd: nodeDir, timeoutMs: 10 * 60_000, logFile: log, signal },
     );
+    throwIfCancelled(signal);
     const tarball = readdirSync(nodeDir).find((file) => file.endsWith(".tgz"));
     if (packed.exitCode !== 0 || tarball === undefined) {
       throw new LabError("SANDBOX_UNAVAILABLE", `npm could not fetch ${spec}.`, {
@@ -294,6 +321,7 @@ async function addNodeLayer(
       ["/bin/sh", "-c", "cp /lab-node/node /usr/local/bin/node && /usr/local/bin/node --version"],
       "add Node to the image",
       log,
+      signal,
     );
     await checked(
       cli,
@@ -301,6 +329,7 @@ async function addNodeLayer(
       [],
       `save the image ${tags.sandbox}`,
       log,
+      signal,
     );
   } finally {
     await cli.run(["rm", "-f", name]);
@@ -326,8 +355,14 @@ async function checked(
   command: readonly string[],
   what: string,
   log: string,
+  signal: AbortSignal | undefined,
 ): Promise<void> {
-  const result = await cli.run([...args, ...command], { timeoutMs: 30 * 60_000, logFile: log });
+  const result = await cli.run([...args, ...command], {
+    timeoutMs: 30 * 60_000,
+    logFile: log,
+    ...(signal === undefined ? {} : { signal }),
+  });
+  throwIfCancelled(signal);
   if (result.exitCode !== 0) {
     const reason = result.stderrTail.trim().split("\n").pop() ?? "";
     throw new LabError("SANDBOX_UNAVAILABLE", `docker could not ${what}: ${reason}`, {

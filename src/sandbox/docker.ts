@@ -52,11 +52,11 @@ interface Prepared {
 export function createDockerProvider(options: DockerProviderOptions): SandboxProvider {
   const { settings, runId } = options;
   let prepared: Promise<Prepared> | undefined;
-  const prepare = (progress: Progress): Promise<Prepared> => {
+  const prepare = (progress: Progress, signal?: AbortSignal): Promise<Prepared> => {
     prepared ??= (async () => {
       const cli = requireDockerCli(settings);
       await checkEngine(cli);
-      return { cli, image: await ensureSandboxImage(cli, progress) };
+      return { cli, image: await ensureSandboxImage(cli, progress, signal) };
     })().catch((error: unknown) => {
       prepared = undefined;
       throw error;
@@ -68,31 +68,38 @@ export function createDockerProvider(options: DockerProviderOptions): SandboxPro
     isolatesFilesystem: true,
     canIsolateNetwork: true,
     async checkReady(check = {}) {
-      const { cli } = await prepare(check.progress ?? (() => undefined));
+      const { cli } = await prepare(check.progress ?? (() => undefined), check.signal);
       // A lab killed mid-run (SIGKILL) could not remove its containers: resuming does.
       if (runId !== undefined) await reclaimContainers(cli, { runId });
       const scratch = await mkdtemp(path.join(os.tmpdir(), "lab-docker-check-"));
       try {
         const workTree = path.join(scratch, "work");
         await mkdir(workTree);
-        const sandbox = await provider.create({
-          workTree,
-          stateDir: path.join(scratch, "state"),
-          readOnlyPaths: [],
-          toolPaths: [],
-          writablePaths: [],
-          hiddenPaths: [],
-          pathEnv: SYSTEM_PATH,
-          hostHome: os.homedir(),
-          network: true,
-          limits: { memoryMb: null, diskMb: null, maxProcesses: null },
-        });
+        // Not labelled with the run: the run's own containers are only its trials'.
+        const sandbox = await createDockerSandbox(
+          {
+            workTree,
+            stateDir: path.join(scratch, "state"),
+            readOnlyPaths: [],
+            toolPaths: [],
+            writablePaths: [],
+            hiddenPaths: [],
+            pathEnv: SYSTEM_PATH,
+            hostHome: os.homedir(),
+            network: true,
+            limits: { memoryMb: null, diskMb: null, maxProcesses: null },
+          },
+          await prepare(() => undefined),
+          undefined,
+        );
         try {
           const result = await sandbox.exec(["true"], {
             cwd: workTree,
             env: { PATH: SYSTEM_PATH },
             timeoutMs: 120_000,
+            signal: check.signal,
           });
+          if (result.aborted) return;
           if (result.exitCode !== 0) {
             const reason =
               result.stderrTail.trim() || `exit ${String(result.exitCode ?? result.signal)}`;
