@@ -35,6 +35,17 @@ export function dockerUnavailable(): string | null {
   }
 }
 
+/**
+ * Why the docker sandbox's slow end-to-end tests (hostile tools, killed runs) do not run here,
+ * or null: no engine, or LAB_TEST_DOCKER=contract (scripts/test.sh's second Node leg, which
+ * runs only the contract: the provider is the same code on either Node).
+ */
+export function dockerEndToEndUnavailable(): string | null {
+  if (process.env.LAB_TEST_DOCKER === "contract")
+    return "LAB_TEST_DOCKER=contract: only the docker sandbox's contract runs";
+  return dockerUnavailable();
+}
+
 /** The docker provider's settings in tests: lab's PATH, the shared cache (image build lock). */
 export function testDockerSettings(): DockerSettings {
   return defaultDockerSettings(process.env.PATH ?? "/usr/bin:/bin", sharedCacheDir);
