@@ -5,7 +5,13 @@ import os from "node:os";
 import path from "node:path";
 import { LabError } from "../core/index.js";
 import { findOnPath, runCommand } from "../process/index.js";
-import { checkEngine, mountField, type DockerCli } from "./docker-cli.js";
+import {
+  checkEngine,
+  mountField,
+  requireDockerCli,
+  type DockerCli,
+  type DockerSettings,
+} from "./docker-cli.js";
 import { withBuildLock } from "./docker-lock.js";
 import { SYSTEM_PATH } from "./limits.js";
 import { removeTree } from "./rootfs.js";
@@ -109,6 +115,14 @@ export async function ensureSandboxImage(
     await addNodeLayer(step, tags, engine.arch);
     return tags.sandbox;
   });
+}
+
+/** The tags lab's images have for these settings on this engine. */
+export async function imageTagsFor(
+  settings: DockerSettings,
+): Promise<{ base: string; sandbox: string }> {
+  const engine = await checkEngine(requireDockerCli(settings));
+  return imageTags(engine.arch, settings.extraPackages);
 }
 
 /** Whether the engine has an image by this name. */
