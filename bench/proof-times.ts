@@ -6,7 +6,10 @@
  *   npx tsx bench/proof-times.ts EVALS_DIR/SUITE
  *
  * Grades reused from an earlier gen ("proven earlier") carry the times of the gen that made
- * them; run it after a gen from an empty cache to time a cold gen's proofs.
+ * them; run it after a gen from an empty cache to time a cold gen's proofs. A table per
+ * repository follows: its instances, the sum of their grades and tests, and its builds: the
+ * `layer` phase of a grade, where the base commit's install is made (compiled projects build
+ * their extensions there) or found, and the `install` phase.
  */
 import { median } from "../src/report/index.js";
 import { readProofFile, suiteLayout } from "../src/suite/index.js";
@@ -46,6 +49,41 @@ for (const [id, instance] of Object.entries(instances).sort(([a], [b]) => a.loca
   allTests += tests;
   process.stdout.write(
     `| ${id} | ${String(instance.kept)} | ${String(grades.length)} | ${seconds(total)} | ${seconds(tests)} | ${seconds(total - tests)} |\n`,
+  );
+}
+const byRepo = new Map<
+  string,
+  { ids: string[]; kept: number; grades: number; tests: number; layer: number[]; install: number[] }
+>();
+for (const [id, instance] of Object.entries(instances)) {
+  // <owner>__<name>-<number>
+  const repo = id.replace(/-\d+$/, "").replace("__", "/");
+  const entry = byRepo.get(repo) ?? {
+    ids: [],
+    kept: 0,
+    grades: 0,
+    tests: 0,
+    layer: [],
+    install: [],
+  };
+  entry.ids.push(id);
+  if (instance.kept) entry.kept++;
+  for (const grade of instance.runs.flatMap((run) => [run.gold, run.empty])) {
+    entry.grades += sum(Object.values(grade.phaseMs));
+    entry.tests += grade.phaseMs.tests ?? 0;
+    if (grade.phaseMs.layer !== undefined) entry.layer.push(grade.phaseMs.layer);
+    if (grade.phaseMs.install !== undefined) entry.install.push(grade.phaseMs.install);
+  }
+  byRepo.set(repo, entry);
+}
+process.stdout.write(
+  "\n| repository | instances | kept | proof s | tests s | layer s (median, max) | install s (median, max) |\n|---|---|---|---|---|---|---|\n",
+);
+for (const [repo, entry] of [...byRepo].sort(([a], [b]) => a.localeCompare(b))) {
+  const spread = (times: number[]): string =>
+    times.length === 0 ? "–" : `${seconds(median(times) ?? 0)}, ${seconds(Math.max(...times))}`;
+  process.stdout.write(
+    `| ${repo} | ${String(entry.ids.length)} | ${String(entry.kept)} | ${seconds(entry.grades)} | ${seconds(entry.tests)} | ${spread(entry.layer)} | ${spread(entry.install)} |\n`,
   );
 }
 process.stdout.write(

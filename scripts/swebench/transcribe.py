@@ -1,22 +1,24 @@
 #!/usr/bin/env python3
 """Transcribe upstream SWE-bench material into lab's own data files.
 
-Maintainer tool, run by hand; lab itself never reads ../shared.
+Maintainer tool, run by hand; lab itself never reads the mirror.
 
-    python3 scripts/swebench/transcribe.py [SHARED_DIR]
+    python3 scripts/swebench/transcribe.py [MIRROR]
 
-SHARED_DIR defaults to ../shared/swebench relative to the project root.  It
-reads specs.json, lite_resolved_envs.json and lite_test_lists.json from there
-(see data/swebench/README.md for what each holds), plus the build results in
-data/swebench/build-check.json when present (written by a one-off build check), and
-writes, deterministically (sorted keys, 2-space indent, trailing newline,
-arrays of scalars folded onto one line when they fit in 100 columns, the way
-prettier prints JSON):
+MIRROR is a git mirror of SWE-bench/SWE-bench (bare or not; default ../mirrors/SWE-bench/
+SWE-bench beside the project).  Everything is read at fixed commits (upstream.py): the spec
+table and log-parser map, the per-instance conda exports, and the v5 Lite and Verified
+parquets, which need pyarrow (upstream.py says how).  It also reads data/swebench/
+build-check.json when present (a one-off build check), and writes, deterministically (sorted
+keys, 2-space indent, trailing newline, arrays of scalars folded onto one line when they fit in
+100 columns, the way prettier prints JSON):
 
-    data/swebench/environments.json   instance_id -> environment recipe
+    data/swebench/environments.json   envs (pins, once per envId), specs (per repo and
+                                      version) and instances (what is the instance's own)
     data/swebench/test-lists.json     instance_id -> FAIL_TO_PASS / PASS_TO_PASS
 
-Standard library only.
+for every instance of SWE-bench Lite and Verified in the twelve repositories.  See
+data/swebench/README.md for what each field is and where it comes from.
 """
 
 from __future__ import annotations
@@ -27,376 +29,55 @@ import re
 import sys
 from pathlib import Path
 
+import conda_map
+import decisions as D
+import upstream as U
+
 ROOT = Path(__file__).resolve().parents[2]
 OUT_DIR = ROOT / "data" / "swebench"
 
 REPOS = (
-    "psf/requests",
+    "astropy/astropy",
+    "django/django",
+    "matplotlib/matplotlib",
+    "mwaskom/seaborn",
     "pallets/flask",
+    "psf/requests",
+    "pydata/xarray",
     "pylint-dev/pylint",
     "pytest-dev/pytest",
+    "scikit-learn/scikit-learn",
     "sphinx-doc/sphinx",
-    "pydata/xarray",
+    "sympy/sympy",
 )
 
-# parse_log_* implementation name in specs.json -> lab's parser id.
+# Upstream parser implementation -> lab's parser id (src/grader/parse-log.ts).
 PARSERS = {
     "parse_log_pytest": "pytest",
     "parse_log_pytest_options": "pytest_options",
     "parse_log_pytest_v2": "pytest_v2",
+    "parse_log_django": "django",
+    "parse_log_sympy": "sympy",
+    "parse_log_matplotlib": "matplotlib",
+    "parse_log_seaborn": "seaborn",
 }
 
-# ---------------------------------------------------------------------------
-# conda -> PyPI mapping
-#
-# Every conda package name met in lite_resolved_envs.json must appear in
-# exactly one of the tables below; an unknown name stops the script so that a
-# maintainer classifies it by hand.
-# ---------------------------------------------------------------------------
-
-# Packages that exist on PyPI under the same name (compared after PEP 503
-# normalisation): installed at the conda version.
-SAME_NAME = {
-    "affine", "aiobotocore", "aiohappyeyeballs", "aiohttp", "aioitertools", "aiosignal",
-    "appdirs", "asciitree", "async-timeout", "attrs", "backports.zoneinfo", "beautifulsoup4",
-    "bokeh", "boto3", "botocore", "bottleneck", "cartopy", "certifi", "cf-units", "cffi",
-    "cfgrib", "cfgv", "cftime", "charset-normalizer", "click", "click-plugins", "cligj",
-    "cloudpickle", "colorama", "contourpy", "coverage", "cycler", "cytoolz", "dask-expr",
-    "distlib", "distributed", "docopt-ng", "exceptiongroup", "execnet", "fasteners",
-    "filelock", "findlibs", "flexcache", "flexparser", "fonttools", "frozenlist", "fsspec",
-    "future", "h2", "h5netcdf", "h5py", "hpack", "hyperframe", "hypothesis", "identify",
-    "idna", "importlib-metadata", "importlib-resources", "iniconfig", "jinja2", "jmespath",
-    "jsonschema", "jsonschema-specifications", "jupyter-core", "kiwisolver",
-    "lazy-object-proxy", "llvmlite", "locket", "lxml", "lz4", "markupsafe", "multidict",
-    "munkres", "nbformat", "nc-time-axis", "netcdf4", "nodeenv", "numba", "numcodecs",
-    "numexpr", "packaging", "partd", "patsy", "pillow", "pint", "pkgutil-resolve-name",
-    "platformdirs", "pluggy", "pooch", "pre-commit", "pseudonetcdf", "psutil", "pyarrow",
-    "pyarrow-hotfix", "pycparser", "pydap", "pyparsing", "pyproj", "pyshp", "pysocks",
-    "pytest", "pytest-cov", "pytest-env", "pytest-xdist", "pyyaml", "rasterio",
-    "referencing", "requests", "rpds-py", "s3transfer", "seaborn", "setuptools", "shapely",
-    "six", "snuggs", "sortedcontainers", "soupsieve", "sparse", "statsmodels", "tblib",
-    "toml", "tomli", "toolz", "tornado", "traitlets", "typing-extensions", "ukkonen",
-    "unicodedata2", "urllib3", "virtualenv", "webob", "wheel", "wrapt", "xyzservices",
-    "yarl", "zarr", "zict", "zipp", "zstandard",
-}
-
-# conda name -> PyPI name, where they differ (a conda "metapackage" twin of a
-# Python package maps to the same PyPI name and is merged with it).
-RENAMED = {
-    "antlr-python-runtime": "antlr4-python3-runtime",
-    "brotli-python": "brotli",
-    "cached-property": "cached-property",  # conda metapackage of cached_property
-    "cached_property": "cached-property",
-    "importlib_metadata": "importlib-metadata",
-    "importlib_resources": "importlib-resources",
-    "iris": "scitools-iris",
-    "jupyter_core": "jupyter-core",
-    "matplotlib-base": "matplotlib",
-    "msgpack-python": "msgpack",
-    "pyarrow-core": "pyarrow",  # conda split of the pyarrow wheel
-    "python-eccodes": "eccodes",  # PyPI 'eccodes' is the Python binding
-    "python-fastjsonschema": "fastjsonschema",
-    "python-tzdata": "tzdata",  # PyPI 'tzdata' (conda 'tzdata' is the system zoneinfo)
-    "python-xxhash": "xxhash",  # PyPI 'xxhash' is the Python binding
-    "seaborn-base": "seaborn",
-    "typing_extensions": "typing-extensions",
-}
-
-# Conda-internal or system packages: the interpreter itself, its tooling, and
-# C/C++/Fortran libraries.  They are dropped without a PyPI counterpart: the
-# venv's interpreter comes from pyenv, and the PyPI wheels of the Python
-# packages above bundle the native libraries they link (h5py/netCDF4 bundle
-# HDF5/netCDF, pyarrow bundles Arrow and the AWS/Azure/GCS SDKs, shapely bundles
-# GEOS, pyproj bundles PROJ, rasterio bundles GDAL, llvmlite bundles LLVM,
-# numcodecs bundles blosc, and so on).  'pip' is dropped too: in lab `pip` is
-# uv's pip.
-SYSTEM = {
-    # interpreter and conda tooling
-    "python", "python_abi", "pip", "nomkl", "_libgcc_mutex", "_openmp_mutex",
-    "ca-certificates", "tzdata", "ld_impl_linux-64",
-    # compiler runtimes and base system libraries
-    "libgcc", "libgcc-ng", "libgomp", "libstdcxx", "libstdcxx-ng", "libgfortran",
-    "libgfortran-ng", "libgfortran5", "libnsl", "libxcrypt", "libuuid", "ncurses",
-    "readline", "libedit", "openssl", "libffi", "sqlite", "libsqlite", "tk", "xz", "zlib",
-    "libzlib", "bzip2", "libiconv", "icu", "keyutils", "krb5", "pthread-stubs",
-    # compression, crypto, networking
-    "blosc", "brotli", "brotli-bin", "libbrotlicommon", "libbrotlidec", "libbrotlienc",
-    "lz4-c", "lzo", "snappy", "zstd", "libaec", "libarchive", "libzip", "minizip",
-    "xxhash", "c-ares", "curl", "libcurl", "libnghttp2", "libssh2", "libev", "libevent",
-    "s2n", "libcrc32c", "libutf8proc", "uriparser", "yaml", "pcre2", "libexpat",
-    "libxml2", "libxslt", "xerces-c", "json-c",
-    # maths
-    "libblas", "libcblas", "liblapack", "libopenblas", "openblas", "libllvm14", "qhull",
-    # images and graphics
-    "freetype", "giflib", "jasper", "lcms2", "lerc", "libdeflate", "libjpeg-turbo",
-    "libpng", "libtiff", "libwebp-base", "openjpeg", "freeglut", "libglu", "libxcb",
-    "xorg-libx11", "xorg-libxau", "xorg-libxdmcp", "xorg-libxext", "xorg-libxfixes",
-    "xorg-libxi", "xorg-xextproto", "xorg-xorgproto",
-    # geo / climate data formats
-    "geos", "geotiff", "proj", "freexl", "libgdal-core", "libkml", "librttopo",
-    "libspatialite", "hdf4", "hdf5", "libnetcdf", "netcdf-fortran", "udunits2",
-    "libudunits2", "eccodes", "g2clib", "nceplibs-g2c", "esmf", "libcdms",
-    # Arrow and its cloud SDKs
-    "libarrow", "libarrow-acero", "libarrow-dataset", "libarrow-substrait", "libparquet",
-    "orc", "libthrift", "libprotobuf", "libgrpc", "libabseil", "re2", "libre2-11",
-    "gflags", "glog", "libgoogle-cloud", "libgoogle-cloud-storage", "aws-c-auth",
-    "aws-c-cal", "aws-c-common", "aws-c-compression", "aws-c-event-stream", "aws-c-http",
-    "aws-c-io", "aws-c-mqtt", "aws-c-s3", "aws-c-sdkutils", "aws-checksums", "aws-crt-cpp",
-    "aws-sdk-cpp", "azure-core-cpp", "azure-identity-cpp", "azure-storage-blobs-cpp",
-    "azure-storage-common-cpp", "azure-storage-files-datalake-cpp",
-}
-
-# Python packages with no PyPI equivalent at that version.
-UNMAPPED = {
-    "cdms2": "conda-only: CDAT climate data package, not on PyPI",
-    "cdtime": "conda-only: CDAT, not on PyPI",
-    "cdat_info": "conda-only: CDAT, not on PyPI",
-    "libcf": "conda-only: CDAT CF-conventions library with Python bindings, not on PyPI",
-    "distarray": "conda-only: CDAT's distarray, a cdms2 dependency; PyPI 'distarray' is "
-    "another project and has no 2.12.2",
-    "esmpy": "conda-only: ESMF's Python binding, not published on PyPI and needs the ESMF "
-    "library",
-}
+# The lab-side copy of upstream's NON_TEST_EXTS, checked against the constants module.
+NON_TEST_EXTS = [".json", ".png", "csv", ".txt", ".md", ".jpg", ".jpeg", ".pkl", ".yml", ".yaml", ".toml"]
 
 
-def canon(name: str) -> str:
-    """PEP 503 normalised project name."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def conda_to_pip(dep: str) -> tuple[str, str | None, str | None]:
-    """Map one conda 'name=version=build' string.
-
-    Returns (kind, requirement, reason) where kind is 'pin', 'system' or
-    'unmapped'.
-    """
-    parts = dep.split("=")
-    if len(parts) != 3:
-        raise SystemExit(f"unexpected conda dependency string: {dep!r}")
-    name, version, _build = parts
-    if name in SYSTEM:
-        return "system", None, None
-    if name in UNMAPPED:
-        return "unmapped", None, f"{name}={version} ({UNMAPPED[name]})"
-    if name in RENAMED:
-        return "pin", f"{RENAMED[name]}=={version}", None
-    if name in SAME_NAME or canon(name) in SAME_NAME:
-        return "pin", f"{canon(name)}=={version}", None
-    raise SystemExit(f"conda package {name!r} is not classified in transcribe.py")
-
-
-# Pins lab corrects, with why in REPO_NOTES: upstream's image got these from conda.
-PIN_FIXES = {
-    "backports-zoneinfo==0.2.1": 'backports-zoneinfo==0.2.1; python_version < "3.9"',
-}
-
-
-def build_pins(env: dict, keep_pip: bool) -> tuple[list[str], list[str], list[str]]:
-    """Pins (pip requirement strings), unmapped entries, dropped system entries."""
-    pins: dict[str, str] = {}
-    unmapped: list[str] = []
-    system: list[str] = []
-    for dep in env["conda_dependencies"]:
-        kind, req, reason = conda_to_pip(dep)
-        if keep_pip and dep.split("=")[0] == "pip":
-            kind, req = "pin", "pip==" + dep.split("=")[1]
-        if kind == "system":
-            system.append(dep.rsplit("=", 1)[0])
-        elif kind == "unmapped":
-            unmapped.append(reason)
-        else:
-            name, version = req.split("==")
-            key = canon(name)
-            if key in pins and pins[key] != req:
-                raise SystemExit(f"two conda versions for {key}: {pins[key]} / {req}")
-            pins[key] = req
-    # pip entries were installed after the conda ones, so they win.
-    for req in env["pip"]:
-        m = re.fullmatch(r"([A-Za-z0-9._-]+)==([^\s=]+)", req)
-        if not m:
-            raise SystemExit(f"unexpected pip entry: {req!r}")
-        pins[canon(m.group(1))] = req
-    return [pins[k] for k in sorted(pins)], sorted(unmapped), sorted(system)
-
-
-# How the pins are installed, per repo.  Everything else resolves as one
-# consistent closure with a plain `uv pip install <pins>`; the xarray export
-# does not (pip put the spec's pip_packages over a conda-forge solve without
-# re-solving), so its pins are installed exactly, without dependency resolution.
-#
-# --compile-bytecode everywhere: pip (upstream) writes .pyc files at install
-# time, uv does not by default.  Without them a dependency is compiled on first
-# import, under the test suite's warning filters: flask 2.0's
-# 'filterwarnings = error' then turns blinker 1.4's invalid escape sequence
-# into a SyntaxError and every flask-4045 test errors.
-COMPILE = ["--compile-bytecode"]
-PINS_INSTALL_ARGS = {"pydata/xarray": ["--no-deps", *COMPILE]}
-
-# Repos whose pinned packages depend on pip itself (flask: pip-tools), so the
-# conda 'pip' entry is kept as a pin instead of being dropped; otherwise the
-# venv would get whatever pip is newest.
-KEEP_CONDA_PIP = {"pallets/flask"}
-
-
-# Extra arguments for the project install ("installArgs"), per (repo, version).
-# Upstream's pip 24.2 built a project without pyproject.toml inside the env,
-# with the env's own setuptools and wheel (legacy path), and a project with a
-# [build-system] table in an isolated build env.  uv isolates every build by
-# default, so "--no-build-isolation" restores upstream's behaviour where the
-# pinned setuptools/wheel are what built the project.  Exceptions, checked with
-# the one-off project-install check (see README):
-#   pylint 2.15 declares setuptools~=62.6, which has no PEP 660 editable hook;
-#     pip fell back to 'setup.py develop' in the env, uv needs
-#     --no-build-isolation (the env's setuptools 75.1.0) or the build fails;
-#   xarray 0.12 has no pyproject.toml before 5131 but takes its version from
-#     setuptools_scm through setup_requires, which is not in the env: without
-#     isolation it installs as version 0.0.0, so it stays isolated;
-#   pytest, flask 2.3 and sphinx 7.1 declare build backends that are not pins
-#     (setuptools-scm, flit_core), so they stay isolated as upstream;
-#   pylint also needs editable_mode=compat (below).
-# requests installs non-editably, and pip compiled the installed package, so it
-# also gets --compile-bytecode; editable installs have nothing to compile.
-NO_ISOLATION = ["--no-build-isolation"]
-INSTALL_ARGS = {
-    ("psf/requests", "*"): [*NO_ISOLATION, "--compile-bytecode"],
-    ("pallets/flask", "2.0"): NO_ISOLATION,
-    ("pallets/flask", "2.3"): [],
-    # pip's 'setup.py develop' put the checkout itself on sys.path; setuptools'
-    # PEP 660 default (an import-hook finder) does not, and pylint then fails
-    # to load its own checkers from files ("No such message id or symbol
-    # 'c-extension-no-member'" in nearly every test); compat mode writes a
-    # path .pth like develop did.
-    ("pylint-dev/pylint", "*"): [*NO_ISOLATION, "--config-settings", "editable_mode=compat"],
-    ("pytest-dev/pytest", "*"): [],
-    ("sphinx-doc/sphinx", "7.1"): [],
-    ("sphinx-doc/sphinx", "*"): NO_ISOLATION,
-    ("pydata/xarray", "*"): [],
-}
-
-
-def install_args(repo: str, version: str) -> list[str]:
-    for key in ((repo, version), (repo, "*")):
-        if key in INSTALL_ARGS:
-            return list(INSTALL_ARGS[key])
-    raise SystemExit(f"no install decision for {repo} {version}")
-
-
-def rewrite_pip(cmd: str) -> str:
-    return re.sub(r"\bpython -m pip\b", "pip", cmd)
-
-
-# Per-repo facts a grader must know (sources in data/swebench/README.md).
-REPO_NOTES = {
-    "psf/requests": [
-        "Upstream installs requests non-editably ('pip install .') and re-runs that install at "
-        "the start of every eval so the model patch is picked up; lab must do the same after "
-        "applying the patch.",
-        "Lite instances 863, 1963, 2148, 2317 and 2674 have FAIL_TO_PASS/PASS_TO_PASS tests "
-        "that call http://httpbin.org; offline, gold fails for them. Allow egress or serve a "
-        "local httpbin (upstream issues SWE-bench#26, #167; SWE-bench-docker#22).",
-    ],
-    "pallets/flask": [
-        "Pins come from requirements/dev.txt at environment_setup_commit as upstream exported "
-        "them, plus the spec's pip_packages (Werkzeug 2.3.7 etc.).",
-        "pip==24.2 (conda's pip) is kept as a pin because pip-tools depends on pip; without it "
-        "the venv would get the newest pip.",
-    ],
-    "pylint-dev/pylint": [
-        "Pins come from requirements_test.txt at environment_setup_commit as upstream "
-        "exported them. They include types-pkg-resources==0.1.3, which PyPI has yanked (an "
-        "exact pin still installs) and which upstream's REPLACE_REQ_PACKAGES rule would have "
-        "turned into types-setuptools: the exported env kept it, so the pin follows the export.",
-        "Upstream limits pylint 2.14/2.15 containers to 2 CPUs (nano_cpus); not part of the env.",
-    ],
-    "pytest-dev/pytest": [
-        "The project is pytest itself, so no pytest pin: 'pip install -e .' provides the "
-        "pytest under test. Its version comes from setuptools_scm and git tags; upstream "
-        "clones with tags (it deletes only tags newer than base_commit), so a checkout "
-        "without tags reports 0.1.devN.",
-    ],
-    "sphinx-doc/sphinx": [
-        "preInstall runs at image build, before 'pip install -e .[test]', and upstream then "
-        "commits the result ('git commit --allow-empty -am SWE-bench'): the tox.ini and "
-        "setup.py edits are part of HEAD, the eval's reset (test files only) keeps them, and "
-        "they do not show in the model patch. Replicate the seds literally: "
-        "\"sed -i 's/pytest/pytest -rA/' tox.ini\" rewrites the first 'pytest' on every line, "
-        "including any inside PYTHONWARNINGS.",
-        "The test command runs through tox-current-env, so tox.ini's [testenv] setenv "
-        "(PYTHONWARNINGS, PYTEST_ADDOPTS=--color yes) and its pytest flags "
-        "(e.g. --durations 25) apply.",
-        "uv venvs need a shim for tox-current-env: it symlinks .tox/py39/bin/python to "
-        "sys.executable, and a venv python started through that second link finds no "
-        "pyvenv.cfg beside it, so it runs without the venv's site-packages ('No module named "
-        "pytest'). Before the test command, create .tox/py39/bin/python, python3 and python3.9 "
-        "in the checkout as scripts that exec <venv>/bin/python (the plugin only links names "
-        "that do not exist; .tox is git-ignored). Upstream's conda python is a real binary, so "
-        "it never hits this.",
-    ],
-    "pydata/xarray": [
-        "Upstream built this env from xarray's ci/requirements/environment.yml on conda-forge "
-        "(about 300 conda packages, most of them native libraries); pins carry every Python "
-        "package of that export that PyPI has at the same version, and the native libraries "
-        "come from the PyPI wheels instead.",
-        "The exported env is not self-consistent as PyPI metadata sees it (pip installed the "
-        "spec's pip_packages, e.g. dask==2022.8.1, pandas==1.5.3, pytest==7.4.0, over the "
-        "conda solve without re-solving), so the pins are installed with --no-deps "
-        "(pinsInstallArgs). 'uv pip check' then reports the same conflicts upstream's env had "
-        "(e.g. distributed 2024.9.1 and dask-expr 1.1.15 want dask 2024.9.1 and do not import "
-        "with 2022.8.1; zarr, rasterio and scitools-iris want numpy>=1.24).",
-        "netcdf4==1.7.1 is yanked on PyPI (an exact pin still installs; uv warns).",
-        "FIX APPLIED (lab's only change to upstream's pins): backports-zoneinfo==0.2.1 has no wheel for CPython 3.10 "
-        "and its C extension does not compile there (error: '_PyLong_One' undeclared), and "
-        "0.2.1 is the last release. It backports a module that is in the standard library "
-        "since 3.9, so pin it as 'backports-zoneinfo==0.2.1; python_version < \"3.9\"' (a "
-        "no-op on 3.10). Checked: with that one change the env builds, the project installs, "
-        "and the gold patch resolves (see README).",
-    ],
-}
-
-# Notes for single instances.
-_SPHINXCONTRIB_35 = (
-    "sphinxcontrib-applehelp==1.0.4 sphinxcontrib-devhelp==1.0.2 sphinxcontrib-htmlhelp==2.0.1 "
-    "sphinxcontrib-jsmath==1.0.1 sphinxcontrib-qthelp==1.0.3 sphinxcontrib-serializinghtml==1.1.5"
-)
-_SPHINXCONTRIB_7 = (
-    "sphinxcontrib-applehelp==2.0.0 sphinxcontrib-devhelp==2.0.0 sphinxcontrib-htmlhelp==2.1.0 "
-    "sphinxcontrib-jsmath==1.0.1 sphinxcontrib-qthelp==2.0.0 sphinxcontrib-serializinghtml==2.0.0"
-)
-
-
-def _missing_sphinxcontrib(siblings: str, pins: str) -> str:
-    return (
-        "Upstream's export for this instance lists none of the sphinxcontrib-* packages that "
-        "Sphinx requires (the other instances of the same era do), so 'pip install -e .[test]' "
-        "resolves them at install time; with uv that picked sphinxcontrib-jsmath 2.0.0 where "
-        f"{siblings} pin 1.0.1. PROPOSED FIX (not applied): add {siblings}' pins: {pins}."
-    )
-
-
-INSTANCE_NOTES = {
-    "sphinx-doc__sphinx-8595": [_missing_sphinxcontrib("the other 3.5 instances", _SPHINXCONTRIB_35)],
-    "sphinx-doc__sphinx-8721": [_missing_sphinxcontrib("the other 3.5 instances", _SPHINXCONTRIB_35)],
-    "sphinx-doc__sphinx-11445": [_missing_sphinxcontrib("sphinx 5.0/5.1", _SPHINXCONTRIB_7)],
-    "psf__requests-3362": [
-        "PASS_TO_PASS has TestTimeout::test_connect_timeout and test_total_timeout_connect, "
-        "which connect to 10.255.255.1 and expect the connection to time out; where that "
-        "address is unroutable the attempt fails at once and both fail. Its other tests use "
-        "the pytest-httpbin fixture, which the env lacks (upstream's too): they error and are "
-        "in neither list.",
-    ],
-}
-
-COMMON_NOTES = [
-    "Upstream's image sets TZ=Etc/UTC (base image ENV) and no LANG/LC_*; Python's C-locale "
-    "coercion then gives a UTF-8 C.UTF-8 locale.",
-]
-
-
-def interp_note(py: str, spec_py: str) -> str:
-    return (
-        f"Upstream's interpreter is CPython {py} (spec table: {spec_py}); lab uses the "
-        f"machine's CPython {spec_py}.x."
-    )
+def test_directives(repo: str, test_patch: str) -> list[str]:
+    """Upstream's get_test_directives (6cd91d8:swebench/harness/test_spec/python.py)."""
+    paths = re.findall(r"diff --git a/.* b/(.*)", test_patch)
+    paths = [p for p in paths if not any(p.endswith(ext) for ext in NON_TEST_EXTS)]
+    if repo != "django/django":
+        return paths
+    labels = []
+    for p in paths:
+        p = p[: -len(".py")] if p.endswith(".py") else p
+        p = p[len("tests/") :] if p.startswith("tests/") else p
+        labels.append(p.replace("/", "."))
+    return labels
 
 
 # ---------------------------------------------------------------------------
@@ -450,84 +131,165 @@ def env_id(python: str, pins: list[str], args: list[str]) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:12]
 
 
+def spec_entry(repo: str, version: str, spec: dict, parser: str, base_env: dict) -> dict:
+    """What every instance of a repository version shares."""
+    pre_install: list[str] = []
+    system: list[str] = []
+    for line in spec.get("pre_install", []):
+        (system if D.is_system_step(line) else pre_install).append(line)
+    exports: dict[str, str] = {}
+    for line in spec.get("eval_commands", []):
+        m = re.fullmatch(r"export (\w+)=(\S+)", line)
+        if m:
+            exports[m.group(1)] = m.group(2)
+        elif D.is_system_step(line):
+            system.append(line)
+        else:
+            raise SystemExit(f"{repo} {version}: unclassified eval command {line!r}")
+    debian = [p for line in system for p in D.apt_packages(line)]
+    debian += [p for p in D.debian_extra(repo, version) if p not in debian]
+    notes = list(D.REPO_NOTES[repo]) + D.VERSION_NOTES.get((repo, version), [])
+    entry = {
+        "repo": repo,
+        "version": version,
+        "preInstall": [D.rewrite_pre_install(line) for line in pre_install],
+        "install": D.rewrite_install(spec["install"]),
+        "installArgs": D.install_args(repo, version),
+        "testCommand": spec["test_cmd"],
+        "env": {"TZ": base_env["TZ"], **exports},
+        "logParser": parser,
+        # lab serves httpbin on loopback for requests' suites, which read HTTPBIN_URL, and
+        # stands in for the outside hosts they name (httpbin.org over HTTPS, ...).
+        "services": ["httpbin", "internet"] if repo == "psf/requests" else [],
+        "notes": notes,
+    }
+    if repo == "django/django":
+        entry["testDirectiveRule"] = "django"
+    if debian:
+        entry["debianPackages"] = debian
+    if system:
+        entry["systemSetup"] = system
+    return entry
+
+
 def main(argv: list[str]) -> int:
-    shared = Path(argv[1]) if len(argv) > 1 else ROOT.parent / "shared" / "swebench"
-    specs = json.loads((shared / "specs.json").read_text(encoding="utf-8"))
-    resolved = json.loads((shared / "lite_resolved_envs.json").read_text(encoding="utf-8"))
-    lists = json.loads((shared / "lite_test_lists.json").read_text(encoding="utf-8"))
+    mirror_dir = Path(argv[1]) if len(argv) > 1 else ROOT.parent / "mirrors" / "SWE-bench" / "SWE-bench"
+    mirror = U.Mirror(mirror_dir)
+    specs = U.load_spec_table(mirror)
+    if U.load_non_test_exts(mirror) != NON_TEST_EXTS:
+        raise SystemExit("NON_TEST_EXTS changed upstream: update transcribe.py and patch-files.ts")
+    parser_map = U.load_parser_map(mirror, U.PARSERS_COMMIT)
+    if U.load_parser_map(mirror, U.SPEC_COMMIT) != parser_map:
+        raise SystemExit("MAP_REPO_TO_PARSER_PY differs between the spec and parser commits")
+    base = U.load_base_image(mirror)
+    # lab's Debian additions that stand for the base image's packages (decisions.DEBIAN_EXTRA).
+    for package in ("build-essential", "locales-all", "wget"):
+        if package not in base["apt"]:
+            raise SystemExit(f"upstream's base image no longer installs {package}")
     checks_path = OUT_DIR / "build-check.json"
-    checks = (
-        json.loads(checks_path.read_text(encoding="utf-8")) if checks_path.exists() else {}
-    )
+    checks = json.loads(checks_path.read_text(encoding="utf-8")) if checks_path.exists() else {}
 
+    rows: dict[str, dict] = {}
+    member: dict[str, list[str]] = {}
+    for name in ("lite", "verified"):
+        for row in U.load_dataset(mirror, name):
+            if row["repo"] not in REPOS:
+                continue
+            iid = row["instance_id"]
+            if iid in rows:
+                keys = ("repo", "version", "base_commit", "test_patch", "FAIL_TO_PASS", "PASS_TO_PASS", "eval_script")
+                if any(rows[iid][k] != row[k] for k in keys):
+                    raise SystemExit(f"{iid}: Lite and Verified rows differ")
+            rows[iid] = row
+            member.setdefault(iid, []).append(name)
+    exports = U.load_exports(mirror, list(rows.values()))
+
+    spec_entries: dict[str, dict] = {}
     envs: dict[str, dict] = {}
+    instances: dict[str, dict] = {}
     tests: dict[str, dict] = {}
-    for iid, inst in specs["lite_instances"].items():
-        repo = inst["repo"]
-        if repo not in REPOS:
-            continue
-        rspec = specs["repos"][repo]
-        spec = rspec["versions"][inst["version"]]
-        renv = resolved["instances"][iid]
-        pins, unmapped, _system = build_pins(renv, repo in KEEP_CONDA_PIP)
-        # lab's one correction to upstream's export: a backport of a standard-library module
-        # whose last release cannot build on the env's CPython 3.10 (see the xarray notes).
-        pins = [PIN_FIXES.get(pin, pin) for pin in pins]
+    for iid in sorted(rows):
+        row = rows[iid]
+        repo, version = row["repo"], row["version"]
+        spec = specs[repo].get(version)
+        if spec is None:
+            raise SystemExit(f"{iid}: no spec for {repo} {version}")
+        parser_name, implementation = parser_map[repo]
+        if row["log_parser"] != parser_name:
+            raise SystemExit(f"{iid}: dataset log_parser {row['log_parser']} != {parser_name}")
+        key = f"{repo}@{version}"
+        if key not in spec_entries:
+            spec_entries[key] = spec_entry(repo, version, spec, PARSERS[implementation], base["env"])
+        sentry = spec_entries[key]
 
-        test_cmd = spec["test_cmd"]
-        directives = inst["test_directives"]
-        if " ".join([test_cmd, *directives]) != inst["test_command"]:
-            raise SystemExit(f"{iid}: test_cmd + directives differs from test_command")
-        parser = PARSERS[rspec["log_parser_implementation"]]
-        tl = lists["instances"][iid]
-        if tl["log_parser"] != inst["log_parser"]:
-            raise SystemExit(f"{iid}: log parser differs between specs and v5 lists")
+        directives = test_directives(repo, row["test_patch"])
+        parts = U.eval_script_parts(row)
+        if " ".join([spec["test_cmd"], *directives]) != parts["test_command"]:
+            raise SystemExit(f"{iid}: test_cmd + directives differs from the eval script's")
+        for line in [spec["install"], *spec.get("eval_commands", [])]:
+            if line not in parts["lines"]:
+                raise SystemExit(f"{iid}: the eval script lacks {line!r}")
+        pre_test = parts["pre_test"]
 
-        pre_install = list(spec.get("pre_install", []))
-        notes = list(REPO_NOTES[repo])
-        apt = [c for c in pre_install if c.lstrip().startswith(("apt-get", "apt "))]
-        pre_install = [c for c in pre_install if c not in apt]
-        notes += [f"Upstream pre_install also runs (system package, not done by lab): {c}" for c in apt]
-        notes += INSTANCE_NOTES.get(iid, [])
-        notes.append(interp_note(renv["python"], spec["python"]))
-        notes += COMMON_NOTES
-        pins_args = PINS_INSTALL_ARGS.get(repo, COMPILE)
-        eid = env_id(renv["python"], pins, pins_args)
+        export = exports[iid]
+        if export is None:
+            raise SystemExit(f"{iid}: upstream has no environment export")
+        keep_pip = repo in D.KEEP_CONDA_PIP
+        pins, unmapped, _system = conda_map.build_pins(export, keep_pip)
+        pins = [conda_map.PIN_FIXES.get(pin, pin) for pin in pins]
+        own = conda_map.canon(repo.split("/")[1])
+        if any(conda_map.canon(re.split(r"[=<>;]", p)[0]) == own for p in pins):
+            raise SystemExit(f"{iid}: the export pins the project itself")
+        if not keep_pip and any(p.startswith("pip-tools==") for p in pins):
+            raise SystemExit(f"{iid}: pip-tools depends on pip: add {repo} to KEEP_CONDA_PIP")
+        pins_args = D.PINS_INSTALL_ARGS.get(repo, D.COMPILE)
+        eid = env_id(export["python"], pins, pins_args)
         check = checks.get(eid)
-        entry = {
-            "repo": repo,
-            "version": inst["version"],
-            "python": renv["python"],
+        env = {
+            "python": export["python"],
             "pins": pins,
+            "pinsInstallArgs": pins_args,
             "unmapped": unmapped,
-            "preInstall": pre_install,
-            "install": rewrite_pip(spec["install"]),
-            "installArgs": install_args(repo, inst["version"]),
-            "testCommand": test_cmd,
-            "testDirectives": directives,
-            "env": {"TZ": "Etc/UTC"},
-            "logParser": parser,
-            # lab serves httpbin on loopback for requests' suites, which read HTTPBIN_URL, and
-            # stands in for the outside hosts they name (httpbin.org over HTTPS, ...).
-            "services": ["httpbin", "internet"] if repo == "psf/requests" else [],
-            "notes": notes,
-            "envId": eid,
             "buildCheck": check["result"] if check else "unchecked",
         }
-        if pins_args:
-            entry["pinsInstallArgs"] = pins_args
-        if check and check.get("notes"):
-            entry["notes"] = entry["notes"] + check["notes"]
-        envs[iid] = entry
-        tests[iid] = {"FAIL_TO_PASS": tl["FAIL_TO_PASS"], "PASS_TO_PASS": tl["PASS_TO_PASS"]}
+        if eid in envs and envs[eid] != env:
+            raise SystemExit(f"{iid}: environment {eid} differs between instances")
+        envs[eid] = env
+        for pin in pins:
+            for package in D.DEBIAN_FOR_PIN.get(conda_map.canon(pin.split("==")[0]), []):
+                sentry.setdefault("debianPackages", [])
+                if package not in sentry["debianPackages"]:
+                    sentry["debianPackages"].append(package)
 
-    if len(envs) != 53:
-        raise SystemExit(f"expected 53 in-scope instances, found {len(envs)}")
+        notes = list(D.INSTANCE_NOTES.get(iid, []))
+        if (
+            repo == "sphinx-doc/sphinx"
+            and iid not in D.INSTANCE_NOTES
+            and not any(p.startswith("sphinxcontrib-") for p in pins)
+        ):
+            notes.append(D.MISSING_SPHINXCONTRIB_NOTE)
+        if pre_test:
+            notes.append(D.pre_test_note(pre_test))
+        notes.append(D.interp_note(export["python"], spec["python"]))
+        notes += D.common_notes({k: v for k, v in sentry["env"].items() if k != "TZ"})
+        if check and check.get("notes"):
+            notes += check["notes"]
+        inst = {"spec": key, "envId": eid, "testDirectives": directives, "notes": notes, "datasets": member[iid]}
+        if pre_test:
+            inst["preTest"] = [D.rewrite_pip(line) for line in pre_test]
+        instances[iid] = inst
+        # Only Lite's: other datasets' lists are their own rows' columns (data/swebench/README.md).
+        if "lite" in member[iid]:
+            tests[iid] = {"FAIL_TO_PASS": row["FAIL_TO_PASS"], "PASS_TO_PASS": row["PASS_TO_PASS"]}
+
     OUT_DIR.mkdir(parents=True, exist_ok=True)
-    write_json(OUT_DIR / "environments.json", envs)
+    write_json(OUT_DIR / "environments.json", {"envs": envs, "specs": spec_entries, "instances": instances})
     write_json(OUT_DIR / "test-lists.json", tests)
-    n_env = len({e["envId"] for e in envs.values()})
-    print(f"wrote {len(envs)} instances, {n_env} distinct environments", file=sys.stderr)
+    print(
+        f"wrote {len(instances)} instances, {len(spec_entries)} repo versions, "
+        f"{len(envs)} distinct environments",
+        file=sys.stderr,
+    )
     return 0
 
 

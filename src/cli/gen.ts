@@ -4,7 +4,7 @@ import { LabError, UsageError } from "../core/index.js";
 import { DATASET_NAMES, type DatasetName } from "../datasets/index.js";
 import { generateSwebench, proveSuite, writeSwebenchSuiteFiles } from "../gen/index.js";
 import { genRepo, rejectRepoOptions, repoGenOptions } from "./gen-repo.js";
-import { loadSuite, suiteLayout } from "../suite/index.js";
+import { loadSuite, readSuiteInfo, suiteLayout } from "../suite/index.js";
 import { createReporter } from "../ui/index.js";
 import {
   defineCommand,
@@ -27,7 +27,7 @@ import {
 export const genCommand = defineCommand({
   name: "gen",
   summary:
-    "Generate or prove a suite. `--suite swebench` rebuilds SWE-bench instances as tasks and keeps only those its gold patch proves; `--from-repo` mines a suite from a repository's merged changes; any other suite has its tasks proven (gold resolves, no change fails). Proofs are written to <suite>/proof.json.",
+    "Generate or prove a suite. `--suite swebench` rebuilds SWE-bench Lite's instances as tasks and keeps only those its gold patch proves (`--suite swebench-verified`: Verified; any suite name with --dataset or --dataset-name); `--from-repo` mines a suite from a repository's merged changes; any other suite has its tasks proven (gold resolves, no change fails). Proofs are written to <suite>/proof.json; rerunning resumes.",
   usage: "gen --suite S [options]",
   options: {
     suite: {
@@ -50,7 +50,8 @@ export const genCommand = defineCommand({
     "dataset-name": {
       type: "string",
       value: "NAME",
-      description: "swebench: lite (default), verified or full",
+      description:
+        "swebench: lite, verified or full (default: lite; verified for --suite swebench-verified; a resumed suite keeps its own)",
     },
     split: {
       type: "string",
@@ -67,12 +68,12 @@ export const genCommand = defineCommand({
       type: "string",
       value: "N",
       description:
-        "swebench: prove N in-scope instances, spread over the repositories (default 6, one per repository); --from-repo: walk the N newest merged changes",
+        "swebench: prove N in-scope instances, spread over the repositories (default 12, one per repository); --from-repo: walk the N newest merged changes",
     },
     all: {
       type: "boolean",
       description:
-        "swebench: every instance, not only the plain-pytest repositories; the proof decides",
+        "swebench: every instance, also of repositories lab has no environments for; the proof decides",
     },
     "no-validate": {
       type: "boolean",
@@ -109,7 +110,9 @@ export const genCommand = defineCommand({
   details: `Examples:
   lab gen --suite starter
   lab gen --suite swebench                      # a quick sample: one instance per repository
-  lab gen --suite swebench --limit 53 --mirrors ~/mirrors
+  lab gen --suite swebench --limit 300 --mirrors ~/mirrors     # all of Lite, from local mirrors
+  lab gen --suite swebench-verified --limit 500                # all of Verified, from GitHub
+  lab gen --suite mine --dataset ./my-instances.jsonl           # any SWE-bench-format file
   lab gen --suite swebench --instances psf__requests-2317,pallets__flask-4045
   lab gen --suite flask --from-repo ~/src/flask --limit 20
   lab gen --suite ours --from-repo https://github.com/org/repo.git --since 2024-01-01 --sample 30 --mix small=0.5,medium=0.3,large=0.2`,
@@ -117,18 +120,68 @@ export const genCommand = defineCommand({
     const suite = suiteFrom(args, "gen");
     if (stringOption(args, "from-repo") !== undefined) return genRepo(suite, args, io);
     rejectRepoOptions(args);
-    return suite === "swebench" ? genSwebench(args, io) : proveExistingSuite(suite, args, io);
+    const source = await swebenchSourceOf(suite, args, io);
+    return source !== null
+      ? genSwebench(suite, source, args, io)
+      : proveExistingSuite(suite, args, io);
   },
 });
 
-async function genSwebench(args: ParsedArgs, io: CliIO): Promise<number> {
+/** The suite names documented for SWE-bench's datasets, and the dataset each takes by default. */
+const SWEBENCH_SUITES: Readonly<Record<string, DatasetName>> = {
+  swebench: "lite",
+  "swebench-verified": "verified",
+};
+
+/**
+ * Whether `lab gen --suite S` builds S from a SWE-bench dataset, and from which: a dataset
+ * option given, a documented suite name (swebench: Lite, swebench-verified: Verified), or an
+ * existing suite that a SWE-bench gen made (its suite.json says from what, so a rerun resumes
+ * from the same dataset). Null: S is an existing suite to prove.
+ */
+async function swebenchSourceOf(
+  suite: string,
+  args: ParsedArgs,
+  io: CliIO,
+): Promise<{ file: string | undefined; name: DatasetName; split: string } | null> {
+  const fileArg = stringOption(args, "dataset");
+  const nameArg = stringOption(args, "dataset-name");
+  if (nameArg !== undefined && !(nameArg in DATASET_NAMES))
+    throw new UsageError(`--dataset-name expects lite, verified or full; got "${nameArg}".`);
+  const settings = settingsFrom(args, io);
+  const suiteDir = path.join(settings.evalsDir ?? path.join(io.cwd, "evals"), suite);
+  const recorded = await readSuiteInfo(suiteLayout(suiteDir).suiteFile);
+  const asked =
+    fileArg !== undefined ||
+    nameArg !== undefined ||
+    listOption(args, "instances") !== undefined ||
+    flagOption(args, "all");
+  if (!asked && recorded?.source === undefined && !(suite in SWEBENCH_SUITES)) return null;
+  const earlier = recorded?.source;
+  const earlierName =
+    earlier !== undefined && earlier.dataset in DATASET_NAMES ? earlier.dataset : undefined;
+  return {
+    file:
+      fileArg !== undefined
+        ? path.resolve(io.cwd, fileArg)
+        : nameArg === undefined && earlier !== undefined && earlierName === undefined
+          ? earlier.dataset
+          : undefined,
+    name: (nameArg ?? earlierName ?? SWEBENCH_SUITES[suite] ?? "lite") as DatasetName,
+    split: stringOption(args, "split") ?? earlier?.split ?? "test",
+  };
+}
+
+async function genSwebench(
+  suite: string,
+  source: { file: string | undefined; name: DatasetName; split: string },
+  args: ParsedArgs,
+  io: CliIO,
+): Promise<number> {
   const settings = settingsFrom(args, io);
   const evalsRoot = settings.evalsDir ?? path.join(io.cwd, "evals");
-  const suiteDir = path.join(evalsRoot, "swebench");
+  const suiteDir = path.join(evalsRoot, suite);
   const layout = suiteLayout(suiteDir);
-  const nameArg = stringOption(args, "dataset-name") ?? "lite";
-  if (!(nameArg in DATASET_NAMES))
-    throw new UsageError(`--dataset-name expects lite, verified or full; got "${nameArg}".`);
   const limitArg = stringOption(args, "limit");
   const instances = listOption(args, "instances");
   if (instances !== undefined && (limitArg !== undefined || flagOption(args, "all")))
@@ -139,12 +192,9 @@ async function genSwebench(args: ParsedArgs, io: CliIO): Promise<number> {
     {
       suiteDir,
       dataset: {
-        file:
-          stringOption(args, "dataset") === undefined
-            ? undefined
-            : path.resolve(io.cwd, stringOption(args, "dataset") ?? ""),
-        name: nameArg as DatasetName,
-        split: stringOption(args, "split") ?? "test",
+        file: source.file,
+        name: source.name,
+        split: source.split,
         endpoint: io.env.LAB_HF_ENDPOINT ?? "https://datasets-server.huggingface.co",
         signal: io.signal,
       },
@@ -155,6 +205,8 @@ async function genSwebench(args: ParsedArgs, io: CliIO): Promise<number> {
       },
       repos: {
         cacheDir: layout.cacheDir,
+        // Shared by every suite made from SWE-bench: a repository's history is fetched once.
+        reposDir: path.join(settings.cacheDir, "swebench", "repos"),
         mirrorsDir: mirrors === undefined ? undefined : path.resolve(io.cwd, mirrors),
         signal: io.signal,
       },
@@ -170,12 +222,20 @@ async function genSwebench(args: ParsedArgs, io: CliIO): Promise<number> {
     reporter,
   );
   if (io.signal.aborted) return 130;
-  await writeSwebenchSuiteFiles(suiteDir, result);
+  await writeSwebenchSuiteFiles(suiteDir, result, {
+    name: suite,
+    dataset: source.file ?? source.name,
+    split: source.split,
+  });
   const tried = result.dropped.filter(
-    (drop) => drop.category !== "out_of_scope" && drop.category !== "invalid_row",
+    (drop) =>
+      drop.category !== "out_of_scope" &&
+      drop.category !== "invalid_row" &&
+      drop.category !== "no_mirror",
   );
+  const notHere = result.dropped.filter((drop) => drop.category === "no_mirror").length;
   io.stdout.write(
-    `swebench: ${String(result.kept.length)} kept, ${String(tried.length)} dropped (reasons in ${layout.droppedFile})\n`,
+    `${suite}: ${String(result.kept.length)} kept, ${String(tried.length)} dropped${notHere > 0 ? `, ${String(notHere)} not proven on this machine (no mirror)` : ""} (reasons in ${layout.droppedFile})\n`,
   );
   if (result.unknown.length > 0) {
     throw new LabError("TASK_NOT_FOUND", `Not in the dataset: ${result.unknown.join(", ")}.`, {

@@ -4,6 +4,7 @@
  * `swebench/harness/test_spec/python.py` and `NON_TEST_EXTS` in
  * `swebench/harness/constants/__init__.py` (6cd91d8; unchanged at 7a21e05).
  */
+import type { TestDirectiveRule } from "./types.js";
 
 /** One file named by a `diff --git` header. */
 export interface PatchFile {
@@ -72,10 +73,25 @@ export function listPatchFiles(patch: string): PatchFile[] {
 /**
  * Returns upstream's test directives: every `b/` path of the test patch, in order, minus those
  * ending in a non-test extension. Nothing else is filtered, so a `conf.py` or `.rst` a test
- * patch touches is passed to pytest too, as upstream does.
+ * patch touches is passed to pytest too, as upstream does. With the "django" rule each remaining
+ * path becomes a test label (toDjangoTestLabel); a patch that touches only non-test files gives
+ * no directive at all, and Django's runner then runs its whole suite, as upstream's did.
  */
-export function selectTestDirectives(patch: string): string[] {
-  return listPatchFiles(patch)
+export function selectTestDirectives(patch: string, rule: TestDirectiveRule = "files"): string[] {
+  const paths = listPatchFiles(patch)
     .map((file) => file.path)
     .filter((path) => !NON_TEST_ENDINGS.some((ending) => path.endsWith(ending)));
+  return rule === "django" ? paths.map(toDjangoTestLabel) : paths;
+}
+
+/**
+ * Upstream's Django rewrite of one path into a `runtests.py` label, in its order: drop a final
+ * ".py", then a leading "tests/", then turn every "/" into "." (`tests/admin_views/test_forms.py`
+ * -> `admin_views.test_forms`). Other paths pass through the same steps, so a template the patch
+ * touches becomes `templates.admin.x.html`, and a path outside tests/ keeps its first folder.
+ */
+export function toDjangoTestLabel(path: string): string {
+  let label = path.endsWith(".py") ? path.slice(0, -".py".length) : path;
+  if (label.startsWith("tests/")) label = label.slice("tests/".length);
+  return label.replaceAll("/", ".");
 }

@@ -1,4 +1,19 @@
 import { z } from "zod";
+import type { LogParser, TestDirectiveRule } from "./types.js";
+
+/** Every LogParser, for the schema (checked against the type). */
+const LOG_PARSERS = [
+  "pytest",
+  "pytest_options",
+  "pytest_v2",
+  "django",
+  "sympy",
+  "matplotlib",
+  "seaborn",
+] as const satisfies readonly LogParser[];
+
+/** Every TestDirectiveRule, for the schema. */
+const TEST_DIRECTIVE_RULES = ["files", "django"] as const satisfies readonly TestDirectiveRule[];
 
 /** `task.json`: the public facts of a task. */
 export const taskInfoSchema = z.object({
@@ -25,8 +40,11 @@ export const environmentSpecSchema = z.object({
   install: z.string(),
   testCommand: z.string().default("pytest -rA"),
   env: z.record(z.string(), z.string()).default({}),
-  logParser: z.enum(["pytest", "pytest_options", "pytest_v2"]).default("pytest"),
+  logParser: z.enum(LOG_PARSERS).default("pytest"),
   services: z.array(z.string()).default([]),
+  testDirectiveRule: z.enum(TEST_DIRECTIVE_RULES).optional(),
+  debianPackages: z.array(z.string()).optional(),
+  preTest: z.array(z.string()).optional(),
 });
 
 /** `suite.json`: a suite's name and version. */
@@ -34,6 +52,15 @@ export const suiteInfoSchema = z.object({
   name: z.string(),
   version: z.string(),
   description: z.string().default(""),
+  /** Where a generated suite's tasks come from, so that `lab gen` resumes from the same place. */
+  source: z
+    .object({
+      kind: z.literal("swebench"),
+      /** A dataset name (lite, verified, full) or the file given to --dataset. */
+      dataset: z.string(),
+      split: z.string().default("test"),
+    })
+    .optional(),
 });
 
 const testStatus = z.enum(["PASSED", "FAILED", "SKIPPED", "ERROR", "XFAIL"]);

@@ -6,6 +6,20 @@
 /** How a test ended, in SWE-bench's words (XPASS is not one of them). */
 export type TestStatus = "PASSED" | "FAILED" | "SKIPPED" | "ERROR" | "XFAIL";
 
+/**
+ * Which of upstream SWE-bench's log parsers reads a task's test output: flask, xarray and pytest
+ * use "pytest", requests and pylint "pytest_options", sphinx, astropy and scikit-learn
+ * "pytest_v2", and django, sympy, matplotlib and seaborn their own; the starter suite uses "pytest".
+ */
+export type LogParser =
+  "pytest" | "pytest_options" | "pytest_v2" | "django" | "sympy" | "matplotlib" | "seaborn";
+
+/**
+ * How the hidden test patch names what the test command runs: "files", its test files' paths;
+ * "django", Django's dotted test labels made from them (see selectTestDirectives).
+ */
+export type TestDirectiveRule = "files" | "django";
+
 /** The Python environment a task is graded in. */
 export interface EnvironmentSpec {
   /** Interpreter version, "3.11" or "3.9.18". */
@@ -23,9 +37,15 @@ export interface EnvironmentSpec {
   /** Extra environment variables for the install and the test run. */
   readonly env: Readonly<Record<string, string>>;
   /** Which of upstream's log parsers reads the test output. */
-  readonly logParser: "pytest" | "pytest_options" | "pytest_v2";
+  readonly logParser: LogParser;
   /** Local stand-ins for network services the tests call (e.g. "httpbin"), served on loopback. */
   readonly services?: readonly string[];
+  /** How the test patch turns into the test command's arguments; absent means "files". */
+  readonly testDirectiveRule?: TestDirectiveRule | undefined;
+  /** Debian packages the host needs to build and test the project (compilers, headers, tools). */
+  readonly debianPackages?: readonly string[] | undefined;
+  /** Shell lines run after the hidden test patch, just before the test command, in its shell. */
+  readonly preTest?: readonly string[] | undefined;
 }
 
 /** Difficulty proxies and other facts about a task, open to any suite-specific fields. */

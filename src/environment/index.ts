@@ -3,3 +3,4 @@ export * from "./python.js";
 export * from "./uv.js";
 export * from "./cache.js";
 export * from "./stand-ins.js";
+export * from "./system-packages.js";

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { chmod, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { ensureDebianPackages } from "./system-packages.js";
 import { LabError, type EnvironmentSpec } from "../core/index.js";
 import { runCommand } from "../process/index.js";
 import { findPython, type PythonInterpreter } from "./python.js";
@@ -84,6 +85,12 @@ export async function prepareEnvironment(
   spec: EnvironmentSpec,
   options: EnvironmentOptions,
 ): Promise<PreparedEnvironment> {
+  // The project's build and tests need these on the host (compilers, headers, tools).
+  await ensureDebianPackages(spec.debianPackages ?? [], {
+    pathEnv: options.pathEnv,
+    isRoot: process.getuid?.() === 0,
+    signal: options.signal,
+  });
   const uv = await ensureUv({
     explicit: options.uv,
     toolsDir: path.join(options.cacheDir, "tools"),

@@ -3,17 +3,26 @@ import { suiteLayout } from "../suite/index.js";
 import type { SwebenchGenResult } from "./swebench.js";
 import { renderGenSection, writeGenSection } from "./tier-readme.js";
 
+const DATASET_TITLES: Readonly<Record<string, string>> = {
+  lite: "SWE-bench Lite",
+  verified: "SWE-bench Verified",
+  full: "SWE-bench",
+};
+
 /** Writes what a swebench gen leaves beside its tasks: suite.json, dropped.json and the README's generated section. */
 export async function writeSwebenchSuiteFiles(
   suiteDir: string,
   result: SwebenchGenResult,
+  source: { readonly name: string; readonly dataset: string; readonly split: string },
 ): Promise<void> {
   const layout = suiteLayout(suiteDir);
+  const described =
+    DATASET_TITLES[source.dataset] ?? `the SWE-bench-format dataset ${source.dataset}`;
   await writeJsonAtomic(layout.suiteFile, {
-    name: "swebench",
+    name: source.name,
     version: "1",
-    description:
-      "SWE-bench Lite instances whose suites run under plain pytest, each proven by its own gold patch.",
+    description: `Instances of ${described}, each proven by its own gold patch.`,
+    source: { kind: "swebench", dataset: source.dataset, split: source.split },
   });
   await writeJsonAtomic(layout.droppedFile, {
     generatedAt: new Date().toISOString(),

@@ -13,10 +13,12 @@ import {
   type Task,
   type ValidationProof,
 } from "../core/index.js";
-import type { EnvironmentOptions } from "../environment/index.js";
+import { ensureDebianPackages, type EnvironmentOptions } from "../environment/index.js";
 import {
   ensureBaseRepo,
   environmentFor,
+  hasSource,
+  isLiteInstance,
   loadDataset,
   renderTask,
   selectRows,
@@ -54,7 +56,7 @@ export interface SwebenchGenOptions {
 export interface DroppedInstance {
   readonly instance_id: string;
   readonly repo: string;
-  readonly category: DropCategory | "out_of_scope" | "invalid_row";
+  readonly category: DropCategory | "out_of_scope" | "invalid_row" | "no_mirror";
   readonly reason: string;
 }
 
@@ -130,6 +132,32 @@ export async function generateSwebench(
     message: `${dataset.source}: ${String(dataset.rows.length)} rows; generating ${String(chosen.length)} instance(s)${skipped.length > 0 ? `, ${String(skipped.length)} out of scope` : ""}`,
   });
 
+  // Lite's rows take upstream's v5 lists, kept in lab's data; any other dataset's its own columns.
+  const isLite =
+    dataset.rows.length > 0 && dataset.rows.every((row) => isLiteInstance(row.instance_id));
+  const environmentOf =
+    options.environmentOf ?? ((of: SwebenchRow) => environmentFor(of.instance_id));
+  if (options.validate) {
+    // Before any proof: the builds need these on the host (lab installs them as root).
+    const packages = chosen.flatMap(
+      (row) => (hasSource(options.repos, row.repo) ? environmentOf(row)?.debianPackages : []) ?? [],
+    );
+    const installed = await ensureDebianPackages(packages, {
+      pathEnv: options.environment.pathEnv,
+      isRoot: process.getuid?.() === 0,
+      signal: options.signal,
+      onInstall: (message) => {
+        reporter.emit({ type: "log", level: "info", message });
+      },
+    });
+    if (installed.length > 0)
+      reporter.emit({
+        type: "log",
+        level: "info",
+        message: `installed Debian packages: ${installed.join(", ")}`,
+      });
+  }
+
   const layout = suiteLayout(options.suiteDir);
   const stored: Record<string, SwebenchProof> = {
     ...(await readProofFile(options.suiteDir))?.instances,
@@ -154,12 +182,15 @@ export async function generateSwebench(
         message: `[${String(++done)}/${String(chosen.length)}] ${id}: dropped: ${reason}`,
       });
     };
-    const entry = (options.environmentOf ?? ((of: SwebenchRow) => environmentFor(of.instance_id)))(
-      row,
-    );
+    const entry = environmentOf(row);
     if (entry === null)
       return drop("no_environment", `lab has no environment spec for ${row.repo} ${row.version}`);
-    const lists = testListsFor(id) ?? {
+    if (!hasSource(options.repos, row.repo))
+      return drop(
+        "no_mirror",
+        `not proven on this machine: no mirror of ${row.repo} in ${String(options.repos.mirrorsDir)}`,
+      );
+    const lists = (isLite ? testListsFor(id) : null) ?? {
       FAIL_TO_PASS: row.FAIL_TO_PASS,
       PASS_TO_PASS: row.PASS_TO_PASS,
     };
@@ -173,6 +204,15 @@ export async function generateSwebench(
       env: entry.env,
       logParser: entry.logParser,
       services: entry.services,
+      ...(entry.testDirectiveRule === undefined
+        ? {}
+        : { testDirectiveRule: entry.testDirectiveRule }),
+      ...(entry.debianPackages === undefined || entry.debianPackages.length === 0
+        ? {}
+        : { debianPackages: entry.debianPackages }),
+      ...(entry.preTest === undefined || entry.preTest.length === 0
+        ? {}
+        : { preTest: entry.preTest }),
     };
     try {
       await ensureBaseRepo(

@@ -12,13 +12,31 @@ export function renderGenSection(
   when: string,
   passWithoutFix: Readonly<Record<string, readonly string[]>> = {},
 ): string {
-  const inScope = dropped.filter((drop) => drop.category !== "out_of_scope");
+  const inScope = dropped.filter(
+    (drop) => drop.category !== "out_of_scope" && drop.category !== "no_mirror",
+  );
+  const unproven = new Map<string, number>();
+  for (const drop of dropped.filter((entry) => entry.category === "no_mirror"))
+    unproven.set(drop.repo, (unproven.get(drop.repo) ?? 0) + 1);
+  const outOfScope = dropped.filter((drop) => drop.category === "out_of_scope").length;
+  const notHere = [...unproven.values()].reduce((sum, count) => sum + count, 0);
   const lines = [
     GEN_MARKERS.start,
-    `_Written by \`lab gen\` on ${when}: ${String(kept.length)} kept, ${String(inScope.length)} dropped after trying, ${String(dropped.length - inScope.length)} out of scope._`,
+    `_Written by \`lab gen\` on ${when}: ${String(kept.length)} kept, ${String(inScope.length)} dropped after trying, ${notHere > 0 ? `${String(notHere)} not proven on this machine, ` : ""}${String(outOfScope)} out of scope._`,
     "",
     `Kept (${String(kept.length)}): ${kept.length === 0 ? "none" : kept.map((id) => `\`${id}\``).join(", ")}.`,
     "",
+    ...(notHere === 0
+      ? []
+      : [
+          `Not proven on this machine: no mirror (${String(notHere)}): ${[...unproven]
+            .sort(([a], [b]) => a.localeCompare(b))
+            .map(([repo, count]) => `${repo} (${String(count)})`)
+            .join(
+              ", ",
+            )}. They are neither kept nor dropped; a gen with the repository at hand proves them.`,
+          "",
+        ]),
     ...Object.entries(passWithoutFix)
       .sort(([a], [b]) => a.localeCompare(b))
       .flatMap(([id, tests], index) => [

@@ -55,16 +55,19 @@ export async function readChange(plan: GradingPlan): Promise<string> {
 
 /**
  * Applies a change to the checkout with the plan's fallbacks, cleaning the tree between
- * attempts; returns the method that worked, "already applied", or null.
+ * attempts; returns the method that worked, "already applied", or null. `gitEnv` names the
+ * checkout's git directory (moved out of it): the pre-install steps have run in the checkout
+ * by now, so lab's git never takes its git directory, or its config and filters, from there.
  */
 export async function applyChange(
   plan: GradingPlan,
   patch: string,
+  gitEnv: Readonly<Record<string, string>>,
   signal: AbortSignal | undefined,
 ): Promise<string | null> {
   const { repo, scratchDir, logFile } = plan.places;
   const patchFile = path.join(scratchDir, "change.diff");
-  const env = { PATH: plan.machine.pathEnv };
+  const env = { ...gitEnv, PATH: plan.machine.pathEnv };
   await writeFile(patchFile, patch.endsWith("\n") ? patch : `${patch}\n`);
   for (const method of plan.apply) {
     const argv = [...method, patchFile];
@@ -74,7 +77,7 @@ export async function applyChange(
         ? await tryGit(args, { cwd: repo, env, logFile, signal })
         : await runCommand(argv, {
             cwd: repo,
-            env,
+            env: { PATH: plan.machine.pathEnv },
             timeoutMs: 120_000,
             logFile,
             ...(signal === undefined ? {} : { signal }),

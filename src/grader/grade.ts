@@ -12,7 +12,7 @@ import { prepareEnvironment } from "../environment/index.js";
 import { applyChange, readChange } from "./apply.js";
 import { checkoutForGrade } from "./checkout.js";
 import { checkSuspiciousOutput, evaluateTests } from "./evaluate.js";
-import { installProject } from "./install-project.js";
+import { installProject, preInstall } from "./install-project.js";
 import { openGrade } from "./open-grade.js";
 import { parseTestLog } from "./parse-log.js";
 import {
@@ -88,22 +88,29 @@ export async function executeGrade(
       patch,
     });
 
-    let applyMethod: string | null = null;
-    if (!patchEmpty) {
-      applyMethod = await timer.timed("apply", () => applyChange(plan, patch, signal));
-      if (applyMethod === null) {
-        return unresolved({
-          reason: "the change did not apply to a fresh checkout of the base commit",
-        });
-      }
-    }
-
     const prepared = await timer.timed("environment", () =>
       prepareEnvironment(plan.environment, plan.machine),
     );
     const open = await timer.timed("venv", () => openGrade(plan, prepared, signal));
     await appendFile(places.logFile, `${open.confinement.note}\n`);
-    const install = await installProject(plan, open, timer, signal);
+    // Upstream's image ran these before any prediction met the repository: the change is
+    // applied over their edits, and measured against them.
+    const baseline = await timer.timed("pre-install", () => preInstall(plan, open, signal));
+
+    let applyMethod: string | null = null;
+    if (!patchEmpty) {
+      applyMethod = await timer.timed("apply", () => applyChange(plan, patch, open.gitEnv, signal));
+      if (applyMethod === null) {
+        return unresolved({
+          environmentKey: prepared.key,
+          reason:
+            plan.install.preInstall.length === 0
+              ? "the change did not apply to a fresh checkout of the base commit"
+              : "the change did not apply to a fresh checkout of the base commit with its pre-install steps run, as upstream applies it",
+        });
+      }
+    }
+    const install = await installProject(plan, open, baseline, timer, signal);
 
     await timer.timed("reset", () => resetTestFiles(plan, open));
     if (!(await applyTestPatch(plan, open, signal))) {

@@ -21,7 +21,19 @@ import { listUntracked } from "./install-scope.js";
 const FILE_BATCH = 32;
 
 /** Bumped whenever what a layer holds, or how it is restored, changes. */
-const LAYER_LAYOUT = 1;
+const LAYER_LAYOUT = 2;
+
+/**
+ * The folder, in a grade's scratch folder, where the base commit is installed for its layer.
+ * Its name is long on purpose: compiled extensions keep the build's paths in their string
+ * tables (debug info, `__FILE__`), which a grade relocates by rewriting each such string in
+ * place, padded with NULs, as conda relocates binaries built under a long placeholder prefix.
+ * That works only when the grade's path is not longer than the install's.
+ */
+export const BASE_INSTALL_FOLDER = `base-install-${"_".repeat(96)}`;
+
+/** The first bytes of an ELF file (a compiled extension, a shared library). */
+const ELF_MAGIC = Buffer.from([0x7f, 0x45, 0x4c, 0x46]);
 
 /** One file an install wrote: in the per-grade venv or in the checkout. */
 interface LayerFile {
@@ -206,7 +218,13 @@ export async function captureInstallLayer(
     for (const file of unusable === null ? files : []) {
       const source = path.join(file.place === "venv" ? trace.venv : trace.repo, file.path);
       const content = await readFile(source);
-      if (!isUtf8(content) && content.includes(trace.scratchDir)) {
+      // An ELF file's paths sit in NUL-terminated string tables, which a grade can rewrite in
+      // place (relocateCStrings); in any other binary file there is no telling where they end.
+      if (
+        !isUtf8(content) &&
+        content.includes(trace.scratchDir) &&
+        !content.subarray(0, ELF_MAGIC.length).equals(ELF_MAGIC)
+      ) {
         unusable = `the install wrote its folder's path into ${file.path}, a binary file`;
         break;
       }
@@ -248,8 +266,17 @@ export async function restoreInstallLayer(
     const blocked = await firstObstacle(places.repo, file.path);
     if (blocked !== null) return blocked;
   }
+  if (Buffer.byteLength(places.scratchDir) > Buffer.byteLength(layer.origin)) {
+    for (const file of layer.files) {
+      const content = await readFile(path.join(layer.dir, file.place, file.path));
+      if (!isUtf8(content) && content.includes(layer.origin))
+        return `${file.path}, a compiled file, holds the base install's path, and this grade's (${places.scratchDir}) is longer`;
+    }
+  }
   const origin = Buffer.from(layer.origin);
   const target = Buffer.from(places.scratchDir);
+  // Binary files are rewritten in place, which needs room: the grade's path no longer.
+  const shorter = target.length <= origin.length;
   // Hundreds of small files (sphinx's install brings 700): read and written a batch at a time.
   const entries: { file: LayerFile; content: Buffer }[] = layer.files.map((file) => ({
     file,
@@ -259,7 +286,11 @@ export async function restoreInstallLayer(
   const relocated = new Map<string, Buffer>();
   await runPool(entries, FILE_BATCH, async (entry) => {
     const content = await readFile(path.join(layer.dir, entry.file.place, entry.file.path));
-    entry.content = replaceAll(content, origin, target);
+    entry.content = isUtf8(content)
+      ? replaceAll(content, origin, target)
+      : shorter
+        ? relocateCStrings(content, origin, target)
+        : content;
     if (entry.content !== content)
       relocated.set(path.join(rootOf(entry.file), entry.file.path), entry.content);
   });
@@ -320,6 +351,26 @@ function replaceAll(content: Buffer, from: Buffer, to: Buffer): Buffer {
   }
   pieces.push(content.subarray(start));
   return Buffer.concat(pieces);
+}
+
+/**
+ * `content` (an ELF file) with `from` replaced by `to` in every NUL-terminated string holding
+ * it, each string padded with NULs to its old length, so no offset or size in the file moves:
+ * conda's relocation of binaries. `to` must not be longer than `from`.
+ */
+export function relocateCStrings(content: Buffer, from: Buffer, to: Buffer): Buffer {
+  let at = content.indexOf(from);
+  if (at < 0 || from.length === 0) return content;
+  const out = Buffer.from(content);
+  while (at >= 0) {
+    const end = out.indexOf(0, at);
+    const stop = end < 0 ? out.length : end;
+    const rewritten = replaceAll(out.subarray(at, stop), from, to);
+    out.fill(0, at, stop);
+    rewritten.copy(out, at);
+    at = out.indexOf(from, stop);
+  }
+  return out;
 }
 
 /** A RECORD with the hash and size of each relocated file (by its path) recomputed. */

@@ -1,9 +1,11 @@
 import { appendFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { LabError, quoteShell, type PhaseTimer } from "../core/index.js";
+import { git } from "../git/index.js";
 import { addStandIns, removeStandIns, type PreparedEnvironment } from "../environment/index.js";
 import { checkoutForGrade } from "./checkout.js";
 import {
+  BASE_INSTALL_FOLDER,
   captureInstallLayer,
   installLayerKey,
   readInstallLayer,
@@ -81,28 +83,51 @@ export function installScript(commands: readonly string[]): string {
 }
 
 /**
- * The install step of a grade whose checkout holds the change: the plan's pre-install steps
- * and install, as upstream's eval script runs them. When the plan allows it (an editable
- * install) and the applied change leaves the install alone (`install-scope.ts`), the install
- * of the base commit stands for it: it is made once per base commit and environment, by a
- * trusted install in a checkout of its own, kept in lab's cache (`install-layer.ts`), and its
- * files are put into each such grade in a few milliseconds instead of a build of seconds. The
- * pre-install steps still run. Returns how the project was installed.
+ * Runs the plan's pre-install steps on the fresh checkout before the change is applied, as
+ * upstream's image has them run before a prediction meets the repository, and returns what the
+ * change is then measured against: a commit (reachable from no ref) of the checkout as the
+ * steps left it, every file staged, so the apply's clean-ups between fallbacks keep their edits;
+ * or the base commit itself when there are no steps.
+ */
+export async function preInstall(
+  plan: GradingPlan,
+  open: OpenGrade,
+  signal: AbortSignal | undefined,
+): Promise<string> {
+  const { baseCommit } = plan.task.info;
+  if (plan.install.preInstall.length === 0) return baseCommit;
+  await runInstallSteps(plan, open, plan.install.preInstall, { standIns: false, signal });
+  const options = { cwd: plan.places.repo, env: open.gitEnv, signal };
+  // --force: a file the steps wrote that .gitignore names is theirs too, not the change's.
+  await git(["add", "--all", "--force"], options);
+  const tree = (await git(["write-tree"], options)).trim();
+  return (
+    await git(["commit-tree", tree, "-p", baseCommit, "-m", "lab: the pre-install steps"], options)
+  ).trim();
+}
+
+/**
+ * The install step of a grade whose checkout holds the change (over the pre-install steps'
+ * edits): the plan's install command, as upstream's eval script runs it. When the plan allows
+ * it (an editable install) and the applied change leaves the install alone against `baseline`
+ * (`install-scope.ts`), the install of the base commit stands for it: it is made once per base
+ * commit and environment, by a trusted install in a checkout of its own, kept in lab's cache
+ * (`install-layer.ts`), and its files are put into each such grade in a few milliseconds
+ * instead of a build of seconds. Returns how the project was installed.
  */
 export async function installProject(
   plan: GradingPlan,
   open: OpenGrade,
+  baseline: string,
   timer: PhaseTimer,
   signal: AbortSignal | undefined,
 ): Promise<"fresh" | "reused"> {
   const { install } = plan;
   const log = (text: string): Promise<void> => appendFile(plan.places.logFile, `${text}\n`);
-  const choice = await timer.timed("layer", () => chooseLayer(plan, open, signal));
+  const choice = await timer.timed("layer", () => chooseLayer(plan, open, baseline, signal));
   return timer.timed("install", async () => {
-    let steps = [...install.preInstall, install.command];
     let why = "reason" in choice ? choice.reason : "";
     if ("layer" in choice) {
-      await runInstallSteps(plan, open, install.preInstall, { standIns: false, signal });
       const blocked = await restoreInstallLayer(choice.layer, {
         scratchDir: plan.places.scratchDir,
         venv: open.gradeEnv.venv,
@@ -114,11 +139,10 @@ export async function installProject(
         );
         return "reused";
       }
-      steps = [install.command];
       why = `the base commit's install cannot be put in: ${blocked}`;
     }
     await log(`lab: installing the change: ${why}`);
-    await runInstallSteps(plan, open, steps, { standIns: true, signal });
+    await runInstallSteps(plan, open, [install.command], { standIns: true, signal });
     return "fresh";
   });
 }
@@ -127,11 +151,12 @@ export async function installProject(
 async function chooseLayer(
   plan: GradingPlan,
   open: OpenGrade,
+  baseline: string,
   signal: AbortSignal | undefined,
 ): Promise<{ layer: InstallLayer } | { reason: string }> {
   if (!plan.install.reuse.allowed) return { reason: plan.install.reuse.why };
   const { baseCommit, repo } = plan.task.info;
-  const { changes, baseDirs } = await listChangedPaths(plan.places.repo, baseCommit, open.gitEnv);
+  const { changes, baseDirs } = await listChangedPaths(plan.places.repo, baseline, open.gitEnv);
   const affected = installAffectedBy(changes, baseDirs);
   if (affected !== null) return { reason: affected };
   const key = await installLayerKey({
@@ -174,7 +199,10 @@ async function buildInstallLayer(
 ): Promise<InstallLayer | { unusable: string }> {
   const base: GradingPlan = {
     ...plan,
-    places: placesUnder(path.join(plan.places.scratchDir, "base-install"), plan.places.logFile),
+    places: placesUnder(
+      path.join(plan.places.scratchDir, BASE_INSTALL_FOLDER),
+      plan.places.logFile,
+    ),
   };
   const { baseCommit } = plan.task.info;
   await appendFile(

@@ -1,19 +1,18 @@
 /**
  * Turns a test log into a status per test id, the way upstream SWE-bench does.
  *
- * A line-for-line port of `parse_log_pytest`, `parse_log_pytest_options` and
- * `parse_log_pytest_v2` in SWE-bench/SWE-bench `swebench/harness/log_parsers/python.py`, and of the
- * marker slicing in `get_logs_eval` (`swebench/harness/grading.py`), both at 7a21e05 (release
- * 5.0.2). The dataset's FAIL_TO_PASS and PASS_TO_PASS ids were made by these parsers, so every
- * quirk below is kept on purpose: "fixing" one makes gold patches fail to match.
+ * A line-for-line port of `parse_log_pytest`, `parse_log_pytest_options`, `parse_log_pytest_v2`,
+ * `parse_log_matplotlib` and `parse_log_seaborn` in SWE-bench/SWE-bench
+ * `swebench/harness/log_parsers/python.py`, and of the marker slicing in `get_logs_eval`
+ * (`swebench/harness/grading.py`), both at 7a21e05 (release 5.0.2); Django's and SymPy's are in
+ * parse-log-runners.ts. The dataset's FAIL_TO_PASS and PASS_TO_PASS ids were made by these
+ * parsers, so every quirk below is kept on purpose: "fixing" one makes gold patches fail to match.
  */
-import type { TestStatus } from "../core/index.js";
+import type { LogParser, TestStatus } from "../core/index.js";
+import { parseDjango, parseSympy } from "./parse-log-runners.js";
+import { splitOnWhitespace } from "./python-text.js";
 
-/**
- * Which upstream parser reads a task's log: flask, xarray and pytest use "pytest", requests and
- * pylint "pytest_options", sphinx "pytest_v2"; the starter suite uses "pytest".
- */
-export type LogParser = "pytest" | "pytest_options" | "pytest_v2";
+export type { LogParser } from "../core/index.js";
 
 /** Logged just before the test command runs; upstream's eval script prints it via xtrace. */
 export const TEST_OUTPUT_START = ">>>>> Start Test Output";
@@ -33,16 +32,6 @@ export interface TestOutput {
 
 /** Upstream's TestStatus enum, in its declaration order. XPASS is deliberately not one. */
 const STATUS_WORDS: readonly TestStatus[] = ["FAILED", "PASSED", "SKIPPED", "ERROR", "XFAIL"];
-
-/**
- * The characters Python's `str.split()` splits on (`str.isspace()`). JavaScript's `\s` differs:
- * it lacks U+001C..U+001F and U+0085 and adds U+FEFF, and ids must split exactly as upstream's.
- */
-const PYTHON_WHITESPACE = new Set([
-  0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1c, 0x1d, 0x1e, 0x1f, 0x20, 0x85, 0xa0, 0x1680, 0x2000, 0x2001,
-  0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f,
-  0x205f, 0x3000,
-]);
 
 /** `^\[\d+\]$`: the `[N]` count of a `SKIPPED [N] path:line: reason` summary line. */
 const SKIP_SUMMARY_COUNT = /^\[\p{Nd}+\]$/u;
@@ -99,18 +88,28 @@ const RAW_PARSERS: Readonly<Record<LogParser, (text: string) => Map<string, stri
   pytest: (text) => parsePytest(text, false),
   pytest_options: (text) => parsePytest(text, true),
   pytest_v2: parsePytestV2,
+  matplotlib: (text) => parsePytest(text, false, renameMouseButtons),
+  seaborn: parseSeaborn,
+  django: parseDjango,
+  sympy: parseSympy,
 };
 
 /**
- * `parse_log_pytest`, and with `rewritesOptions` `parse_log_pytest_options`.
+ * `parse_log_pytest`, with `rewritesOptions` `parse_log_pytest_options`, and with matplotlib's
+ * line rewrite `parse_log_matplotlib`.
  *
  * The id is the second whitespace token, so it ends at its first space: `test_x[a b]` becomes
  * `test_x[a`. The dataset ids were cut the same way. On FAILED lines every " - " is first
  * turned into " ", which also shortens a parameter containing " - ".
  */
-function parsePytest(text: string, rewritesOptions: boolean): Map<string, string> {
+function parsePytest(
+  text: string,
+  rewritesOptions: boolean,
+  rewriteLine: (line: string) => string = (line) => line,
+): Map<string, string> {
   const statuses = new Map<string, string>();
-  for (let line of text.split("\n")) {
+  for (const rawLine of text.split("\n")) {
+    let line = rewriteLine(rawLine);
     if (!startsWithStatus(line)) continue;
     if (line.startsWith("FAILED")) line = line.replaceAll(" - ", " ");
     const [status, name] = splitOnWhitespace(line);
@@ -170,6 +169,39 @@ function parsePytestV2(text: string): Map<string, string> {
   return statuses;
 }
 
+/**
+ * matplotlib's rewrite of every line before the pytest reading: mouse-button enum members in
+ * parametrized ids become the numbers older matplotlib printed, so ids match across versions
+ * (`test_x[MouseButton.LEFT]` -> `test_x[1]`). Every occurrence on the line, anywhere.
+ */
+function renameMouseButtons(line: string): string {
+  return line.replaceAll("MouseButton.LEFT", "1").replaceAll("MouseButton.RIGHT", "3");
+}
+
+/**
+ * `parse_log_seaborn`: only FAILED and PASSED count. A line starting with FAILED records its second
+ * word as failed, with no " - " handling (the message after it is simply not read); a line with
+ * " PASSED " inside records its first word when PASSED is the second (pytest -v's
+ * `path::test PASSED [ 5%]`); otherwise a line starting with PASSED records its second word.
+ * Lines of fewer than two words are skipped. SKIPPED, ERROR and XFAIL tests stay missing.
+ */
+function parseSeaborn(text: string): Map<string, string> {
+  const statuses = new Map<string, string>();
+  for (const line of text.split("\n")) {
+    const parts = splitOnWhitespace(line);
+    const [first, second] = parts;
+    if (first === undefined || second === undefined) continue;
+    if (line.startsWith("FAILED")) {
+      statuses.set(second, "FAILED");
+    } else if (line.includes(" PASSED ")) {
+      if (second === "PASSED") statuses.set(first, "PASSED");
+    } else if (line.startsWith("PASSED")) {
+      statuses.set(second, "PASSED");
+    }
+  }
+  return statuses;
+}
+
 /** Upstream's line filter: `any(line.startswith(x.value) for x in TestStatus)`. */
 function startsWithStatus(line: string): boolean {
   return STATUS_WORDS.some((word) => line.startsWith(word));
@@ -186,22 +218,6 @@ function isSkipSummary(status: string, name: string): boolean {
 /** Narrows a raw status token to a TestStatus (it may be, e.g., "ERROR:"). */
 function isTestStatus(token: string): token is TestStatus {
   return (STATUS_WORDS as readonly string[]).includes(token);
-}
-
-/** Python's `str.split()` with no argument: runs of whitespace separate, ends are trimmed. */
-function splitOnWhitespace(line: string): string[] {
-  const tokens: string[] = [];
-  let start = -1;
-  for (let i = 0; i < line.length; i++) {
-    if (PYTHON_WHITESPACE.has(line.charCodeAt(i))) {
-      if (start >= 0) tokens.push(line.slice(start, i));
-      start = -1;
-    } else if (start < 0) {
-      start = i;
-    }
-  }
-  if (start >= 0) tokens.push(line.slice(start));
-  return tokens;
 }
 
 /**

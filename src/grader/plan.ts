@@ -47,7 +47,10 @@ export const APPLY_CHAIN: readonly (readonly string[])[] = [
 
 /** How a grade installs the project over the change. */
 export interface InstallPlan {
-  /** The spec's pre-install steps, run in the checkout first (SWE-bench's pre_install). */
+  /**
+   * The spec's pre-install steps (SWE-bench's pre_install), run on the fresh checkout before the
+   * change is applied, as upstream's image runs them before a prediction meets the repository.
+   */
   readonly preInstall: readonly string[];
   /** The install command. */
   readonly command: string;
@@ -95,6 +98,11 @@ export interface GradingPlan {
   readonly testPatch: string;
   /** The whole test command: the spec's command and upstream's test directives. */
   readonly testCommand: string;
+  /**
+   * Shell lines run just before the test command, in its shell, after the hidden tests are in
+   * (upstream's eval-script lines between the test patch and the start marker: an `export`).
+   */
+  readonly preTest: readonly string[];
   /** Which of upstream's log parsers reads the test output. */
   readonly parser: LogParser;
   /** Stand-ins for network services the tests call, served on loopback. */
@@ -123,7 +131,7 @@ export function planGrade(
   options: GradeOptions,
 ): GradingPlan {
   const spec = oracle.environment;
-  const directives = selectTestDirectives(oracle.testPatch);
+  const directives = selectTestDirectives(oracle.testPatch, spec.testDirectiveRule ?? "files");
   return {
     task,
     change,
@@ -139,6 +147,7 @@ export function planGrade(
     resetFiles: listPatchFiles(oracle.testPatch),
     testPatch: oracle.testPatch,
     testCommand: [spec.testCommand, ...directives.map(quoteShell)].join(" "),
+    preTest: spec.preTest ?? [],
     parser: spec.logParser,
     services: spec.services ?? [],
     failToPass: oracle.failToPass,
@@ -177,11 +186,12 @@ export function describePlan(plan: GradingPlan): string {
     "patch" in plan.change
       ? `  change: a stated patch (${String(listPatchFiles(plan.change.patch).length)} file(s))`
       : `  change: the diff of the work tree ${plan.change.workTree} against the base commit`,
-    `  apply: ${plan.apply.map((method) => method.join(" ")).join("; then ")}`,
     `  environment: Python ${spec.python}, ${String(spec.pins.length)} pin(s)`,
-    `  pre-install: ${install.preInstall.length === 0 ? "none" : `${String(install.preInstall.length)} step(s)`}`,
+    `  pre-install: ${install.preInstall.length === 0 ? "none" : `${String(install.preInstall.length)} step(s), run before the change is applied`}`,
+    `  apply: ${plan.apply.map((method) => method.join(" ")).join("; then ")}`,
     `  install: ${install.command} (${install.reuse.allowed ? "the base commit's install is reused when the applied change leaves it alone" : `always fresh: ${install.reuse.why}`})`,
     `  reset: ${plan.resetFiles.length === 0 ? "nothing" : plan.resetFiles.map((file) => `${file.path}${file.isNew ? " (new)" : ""}`).join(", ")}`,
+    ...(plan.preTest.length === 0 ? [] : [`  pre-test: ${plan.preTest.join("; ")}`]),
     `  tests: ${plan.testCommand}`,
     `  parser: ${plan.parser}; ${String(plan.failToPass.length)} FAIL_TO_PASS, ${String(plan.passToPass.length)} PASS_TO_PASS`,
     ...(plan.services.length === 0 ? [] : [`  services: ${plan.services.join(", ")}`]),

@@ -1,6 +1,6 @@
 import { appendFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { LabError, type PhaseTimer, type SandboxExecResult } from "../core/index.js";
+import { LabError, quoteShell, type PhaseTimer, type SandboxExecResult } from "../core/index.js";
 import { git, tryGit } from "../git/index.js";
 import { removeInside } from "./grade-sandbox.js";
 import type { OpenGrade } from "./open-grade.js";
@@ -41,7 +41,9 @@ export async function applyTestPatch(
 
 /**
  * Runs the plan's test command in the grade's sandbox, with its services on loopback, between
- * upstream's output markers; the log ends with upstream's exit code line.
+ * upstream's output markers; the log ends with upstream's exit code line. Pre-test lines run
+ * first in the same shell, before the start marker as upstream's eval script has them: that
+ * shell then prints the marker itself, after them.
  */
 export async function runHiddenTests(
   plan: GradingPlan,
@@ -51,14 +53,15 @@ export async function runHiddenTests(
 ): Promise<SandboxExecResult> {
   const { logFile, repo, scratchDir } = plan.places;
   const log = (text: string): Promise<void> => appendFile(logFile, `${text}\n`);
-  await log(`+ ${plan.testCommand}\n: '${TEST_OUTPUT_START}'`);
+  const opening = `+ ${plan.testCommand}\n: '${TEST_OUTPUT_START}'`;
+  if (plan.preTest.length === 0) await log(opening);
   const services = await timer.timed("services", () =>
     startServices(plan.services, { environment: plan.machine, logDir: scratchDir, signal }),
   );
   const testRun = await timer
     .timed("tests", () =>
       open.confinement.phase(services.pythonPath, (sandbox) =>
-        sandbox.exec(["bash", "-c", plan.testCommand], {
+        sandbox.exec(["bash", "-c", testScript(plan.testCommand, plan.preTest, opening)], {
           cwd: repo,
           env: { ...open.runEnv, ...withServices(open.gradeEnv.testEnv, services) },
           timeoutMs: plan.limits.testMs,
@@ -71,4 +74,20 @@ export async function runHiddenTests(
   if (testRun.aborted) throw new LabError("CANCELLED", "Cancelled while running the tests.");
   await log(`: '${TEST_OUTPUT_END}'\n>>>>> Test Exit Code: ${String(testRun.exitCode)}`);
   return testRun;
+}
+
+/**
+ * The test run's script: the command alone, or with pre-test lines first and the opening lines
+ * printed by the shell after them, all on stdout, the stream the test runner writes its results
+ * to, so the log keeps their order.
+ */
+export function testScript(
+  testCommand: string,
+  preTest: readonly string[],
+  opening: string,
+): string {
+  if (preTest.length === 0) return testCommand;
+  return ["{", ...preTest, "} 2>&1", `printf '%s\\n' ${quoteShell(opening)}`, testCommand].join(
+    "\n",
+  );
 }

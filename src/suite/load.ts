@@ -171,3 +171,10 @@ export async function readJson<S extends z.ZodType>(
   }
   return parsed.data;
 }
+
+/** A suite folder's suite.json, checked; null when it has none. */
+export async function readSuiteInfo(
+  file: string,
+): Promise<z.output<typeof suiteInfoSchema> | null> {
+  return existsSync(file) ? readJson(file, suiteInfoSchema) : null;
+}

@@ -162,7 +162,7 @@ describe("a dead or stuck model endpoint", () => {
     await run(
       "opencode",
       "hang-opencode",
-      ["--base-url", `${server.url}/hang/v1`, "--model", "mock-model", "--timeout", "40s"],
+      ["--base-url", `${server.url}/hang/v1`, "--model", "mock-model", "--timeout", "75s"],
       { OPENAI_API_KEY: "sk-dummy" },
     );
     const record = lab.readTrial("hang-opencode", TASK);

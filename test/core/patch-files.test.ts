@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { listPatchFiles, selectTestDirectives } from "../../src/core/patch-files.js";
+import {
+  listPatchFiles,
+  selectTestDirectives,
+  toDjangoTestLabel,
+} from "../../src/core/patch-files.js";
 
 /** Joins lines into a patch ending in a newline, as git writes it. */
 function patchOf(...lines: string[]): string {
@@ -238,5 +242,95 @@ describe("selectTestDirectives", () => {
       "tests/test_a.py",
       "tests/test_b.py",
     ]);
+  });
+});
+
+/** A Django-shaped test patch: a modified test module, a new migrations package, a template, a binary catalog and a URL list. */
+const DJANGO_PATCH = patchOf(
+  "diff --git a/tests/admin_views/tests.py b/tests/admin_views/tests.py",
+  "--- a/tests/admin_views/tests.py",
+  "+++ b/tests/admin_views/tests.py",
+  "@@ -10,3 +10,6 @@ class AdminViewBasicTest(TestCase):",
+  "     def test_add(self):",
+  "-        pass",
+  "+        self.assertEqual(response.status_code, 200)",
+  "diff --git a/tests/migrations/test_migrations_squashed/0001_initial.py b/tests/migrations/test_migrations_squashed/0001_initial.py",
+  "new file mode 100644",
+  "--- /dev/null",
+  "+++ b/tests/migrations/test_migrations_squashed/0001_initial.py",
+  "@@ -0,0 +1 @@",
+  "+from django.db import migrations",
+  "diff --git a/tests/migrations/test_migrations_squashed/__init__.py b/tests/migrations/test_migrations_squashed/__init__.py",
+  "new file mode 100644",
+  "index 0000000..e69de29",
+  "diff --git a/tests/templates/custom_admin/change_form.html b/tests/templates/custom_admin/change_form.html",
+  "--- a/tests/templates/custom_admin/change_form.html",
+  "+++ b/tests/templates/custom_admin/change_form.html",
+  "@@ -1 +1 @@",
+  "-{% extends 'admin/change_form.html' %}",
+  '+{% extends "admin/change_form.html" %}',
+  "diff --git a/tests/i18n/other/locale/de/LC_MESSAGES/django.mo b/tests/i18n/other/locale/de/LC_MESSAGES/django.mo",
+  "index 5c4b4ad..c2bd1a8 100644",
+  "Binary files a/tests/i18n/other/locale/de/LC_MESSAGES/django.mo and b/tests/i18n/other/locale/de/LC_MESSAGES/django.mo differ",
+  "diff --git a/tests/validators/valid_urls.txt b/tests/validators/valid_urls.txt",
+  "--- a/tests/validators/valid_urls.txt",
+  "+++ b/tests/validators/valid_urls.txt",
+  "@@ -1 +1,2 @@",
+  " http://www.djangoproject.com/",
+  "+http://example.com/?q=%E2%80%8B",
+);
+
+/** A SymPy-shaped test patch: one test module and the docs page it documents. */
+const SYMPY_PATCH = patchOf(
+  "diff --git a/sympy/geometry/tests/test_point.py b/sympy/geometry/tests/test_point.py",
+  "--- a/sympy/geometry/tests/test_point.py",
+  "+++ b/sympy/geometry/tests/test_point.py",
+  "@@ -240,6 +240,9 @@ def test_point3D():",
+  "+def test_issue_11617():",
+  "+    assert Point(1, 0).distance(Point(0, 1, 1)) == sqrt(3)",
+  "diff --git a/doc/src/modules/geometry/points.rst b/doc/src/modules/geometry/points.rst",
+  "--- a/doc/src/modules/geometry/points.rst",
+  "+++ b/doc/src/modules/geometry/points.rst",
+  "@@ -1 +1 @@",
+  "-Points",
+  "+Points and distances",
+);
+
+describe("selectTestDirectives with a rule", () => {
+  it("turns a Django test patch into runtests.py labels, dropping only non-test files", () => {
+    expect(selectTestDirectives(DJANGO_PATCH, "django")).toStrictEqual([
+      "admin_views.tests",
+      "migrations.test_migrations_squashed.0001_initial",
+      "migrations.test_migrations_squashed.__init__",
+      "templates.custom_admin.change_form.html",
+      "i18n.other.locale.de.LC_MESSAGES.django.mo",
+    ]);
+  });
+
+  it("gives no label for a Django patch of data files alone, so the whole suite runs", () => {
+    const patch =
+      touch("tests/validators/invalid_urls.txt") + touch("tests/validators/valid_urls.txt");
+    expect(selectTestDirectives(patch, "django")).toStrictEqual([]);
+  });
+
+  it("passes a SymPy test patch's paths as they are, by default and by name", () => {
+    const expected = ["sympy/geometry/tests/test_point.py", "doc/src/modules/geometry/points.rst"];
+    expect(selectTestDirectives(SYMPY_PATCH)).toStrictEqual(expected);
+    expect(selectTestDirectives(SYMPY_PATCH, "files")).toStrictEqual(expected);
+  });
+});
+
+describe("toDjangoTestLabel", () => {
+  it.each([
+    ["tests/admin_views/test_forms.py", "admin_views.test_forms"],
+    ["tests/runtests.py", "runtests"],
+    ["tests/test_sqlite.py", "test_sqlite"],
+    ["django/contrib/auth/tests/test_x.py", "django.contrib.auth.tests.test_x"],
+    ["tests/foo.pyc", "foo.pyc"],
+    ["tests/py/tests.py", "py.tests"],
+    ["a/tests/b.py", "a.tests.b"],
+    ["tests/tests/x.py", "tests.x"],
+  ])("rewrites %s as %s", (path, label) => {
+    expect(toDjangoTestLabel(path)).toBe(label);
   });
 });

@@ -183,24 +183,21 @@ describe("SWE-bench rows", () => {
 describe("choosing instances", () => {
   const valid = validateRows(rows).rows;
 
-  it("keeps the six pytest repositories, skipping django and the rest with their reasons", () => {
-    const { chosen, skipped } = selectRows(valid, { all: false, limit: 100 });
+  it("keeps every repository lab has environments for, skipping others with their reasons", () => {
+    const others = validateRows([...rows, row("acme__anvil-1", "acme/anvil")]).rows;
+    const { chosen, skipped } = selectRows(others, { all: false, limit: 100 });
     expect(chosen.map((entry) => entry.instance_id)).toEqual([
       "psf__requests-1",
       "psf__requests-2",
       "pallets__flask-1",
+      "django__django-1",
       "pydata__xarray-1",
+      "astropy__astropy-1",
     ]);
     expect(skipped).toEqual([
       {
-        instanceId: "django__django-1",
-        reason: "django's tests run under its own runner (runtests.py), not plain pytest",
-        category: "out_of_scope",
-      },
-      {
-        instanceId: "astropy__astropy-1",
-        reason:
-          "astropy/astropy is outside the plain-pytest scope (pass --all to let the proof decide)",
+        instanceId: "acme__anvil-1",
+        reason: "lab has no environments for acme/anvil (pass --all to let the proof decide)",
         category: "out_of_scope",
       },
     ]);
@@ -216,10 +213,11 @@ describe("choosing instances", () => {
 
   it("spreads a sample over the repositories, and takes exact ids or everything when asked", () => {
     expect(selectRows(valid, { all: false, limit: 2 }).chosen.map((entry) => entry.repo)).toEqual([
-      "pallets/flask",
-      "psf/requests",
+      "astropy/astropy",
+      "django/django",
     ]);
-    expect(selectRows(valid, { all: false }).chosen).toHaveLength(4);
+    // By default one per repository (12): these six rows all fit.
+    expect(selectRows(valid, { all: false }).chosen).toHaveLength(6);
     expect(selectRows(valid, { all: true }).chosen).toHaveLength(6);
     const exact = selectRows(valid, {
       all: false,

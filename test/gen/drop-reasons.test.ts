@@ -128,4 +128,31 @@ describe("judgeProof", () => {
     expect(section).toContain("- `a__b-2`: `t.py::x`, `t.py::y`");
     expect(renderGenSection(["a__b-1"], [], "2026-01-01")).not.toContain("Kept, though");
   });
+
+  it("counts instances of repositories without a mirror apart, per repository, never as kept or dropped", () => {
+    const noMirror = (id: string, repo: string) => ({
+      instance_id: id,
+      repo,
+      category: "no_mirror" as const,
+      reason: `not proven on this machine: no mirror of ${repo} in /m`,
+    });
+    const section = renderGenSection(
+      ["a__b-1"],
+      [
+        noMirror("django__django-1", "django/django"),
+        noMirror("django__django-2", "django/django"),
+        noMirror("matplotlib__matplotlib-1", "matplotlib/matplotlib"),
+        { instance_id: "a__b-2", repo: "a/b", category: "flaky", reason: "flips" },
+      ],
+      "2026-01-01",
+    );
+    expect(section).toContain(
+      "_Written by `lab gen` on 2026-01-01: 1 kept, 1 dropped after trying, 3 not proven on this machine, 0 out of scope._",
+    );
+    expect(section).toContain(
+      "Not proven on this machine: no mirror (3): django/django (2), matplotlib/matplotlib (1).",
+    );
+    expect(section).toContain("| `a__b-2` | flaky: flips |");
+    expect(section).not.toContain("| `django__django-1`");
+  });
 });

@@ -125,6 +125,7 @@ beforeAll(async () => {
       }),
       row("acme__widget-3", { patch: harmless }),
       row("django__django-7", { repo: "django/django" }),
+      row("acme__gizmo-1", { repo: "acme/gizmo" }),
       row("acme__widget-4", { base_commit: "zz" }),
     ]),
   );
@@ -133,7 +134,11 @@ beforeAll(async () => {
       suiteDir,
       dataset: { file: dataset, name: "lite", split: "test", endpoint: "http://127.0.0.1:9" },
       selection: { all: true },
-      repos: { cacheDir: path.join(suiteDir, ".cache"), mirrorsDir: mirrors },
+      repos: {
+        cacheDir: path.join(suiteDir, ".cache"),
+        reposDir: path.join(root, "lab-cache", "swebench", "repos"),
+        mirrorsDir: mirrors,
+      },
       environment: testEnvironment(),
       validate: true,
       proofRuns: 2,
@@ -142,7 +147,7 @@ beforeAll(async () => {
       testTimeoutMs: 120_000,
       labVersion: "test",
       signal: new AbortController().signal,
-      environmentOf: (entry) => (entry.repo === "acme/widget" ? environment : null),
+      environmentOf: (entry) => (entry.repo.startsWith("acme/") ? environment : null),
     },
     {
       emit: (event) => {
@@ -163,6 +168,7 @@ describe("lab gen --suite swebench", () => {
   it("keeps only the instance its gold patch proves, and gives every drop a specific reason", () => {
     expect(result.kept).toEqual(["acme__widget-1"]);
     expect(result.dropped.map(({ instance_id, category }) => ({ instance_id, category }))).toEqual([
+      { instance_id: "acme__gizmo-1", category: "no_mirror" },
       { instance_id: "acme__widget-2", category: "passes_without_fix" },
       { instance_id: "acme__widget-3", category: "gold_fails" },
       { instance_id: "acme__widget-4", category: "invalid_row" },
@@ -179,6 +185,10 @@ describe("lab gen --suite swebench", () => {
     );
     expect(reasons["acme__widget-4"]).toBe("invalid row: base_commit: a 40-character commit hash");
     expect(reasons["django__django-7"]).toBe("lab has no environment spec for django/django 0.1");
+    // A repository the mirrors folder lacks is never kept, and says why.
+    expect(reasons["acme__gizmo-1"]).toBe(
+      `not proven on this machine: no mirror of acme/gizmo in ${mirrors}`,
+    );
   });
 
   it("renders tasks with nothing of the oracle beside them, and removes dropped ones", () => {
@@ -262,7 +272,11 @@ describe("lab gen --suite swebench", () => {
         suiteDir,
         dataset: { file: dataset, name: "lite", split: "test", endpoint: "http://127.0.0.1:9" },
         selection: { instances: ["acme__widget-1", "acme__widget-2"], all: false },
-        repos: { cacheDir: path.join(suiteDir, ".cache"), mirrorsDir: mirrors },
+        repos: {
+          cacheDir: path.join(suiteDir, ".cache"),
+          reposDir: path.join(root, "lab-cache", "swebench", "repos"),
+          mirrorsDir: mirrors,
+        },
         environment: testEnvironment(),
         validate: true,
         proofRuns: 2,

@@ -210,3 +210,104 @@ describe("the test run's surroundings", () => {
     );
   });
 });
+
+describe("pre-test lines", () => {
+  it("run in the test command's shell before the start marker, so an export reaches the tests", async () => {
+    const opts = options();
+    const { grade } = await gradeChange(
+      hangTask,
+      {
+        ...hangOracle,
+        testPatch: hangOracle.testPatch.replace(
+          "time.sleep(600)",
+          "assert __import__('os').environ['LAB_PRE_TEST'] == 'set'",
+        ),
+        environment: {
+          ...hangOracle.environment,
+          preTest: ["export LAB_PRE_TEST=set", "echo pre-test ran"],
+        },
+      },
+      { patch: hangOracle.goldPatch },
+      opts,
+    );
+    expect(grade.resolved).toBe(true);
+    const log = readFileSync(opts.logFile, "utf8");
+    expect(log.indexOf("pre-test ran")).toBeGreaterThan(-1);
+    expect(log.indexOf("pre-test ran")).toBeLessThan(log.indexOf(">>>>> Start Test Output"));
+    expect(log.indexOf(">>>>> Start Test Output")).toBe(log.lastIndexOf(">>>>> Start Test Output"));
+  });
+});
+
+describe("the pre-install steps, as upstream's image has them", () => {
+  // A pre-install step edits a tracked file, as sphinx's sed lines edit setup.py.
+  const SED = `sed -i 's/^version = "0.1.0"$/version = "0.1.0"  # pinned by pre-install/' pyproject.toml`;
+  const withPreInstall = (): Oracle => ({
+    ...oracle,
+    environment: { ...oracle.environment, preInstall: [SED] },
+  });
+  /** The verdicts of one change made in a tool's work tree and of its diff given as a patch. */
+  async function bothWays(edit: (tree: string) => void) {
+    const tree = workTree();
+    edit(tree);
+    const asTool = await gradeChange(task, withPreInstall(), { workTree: tree }, options());
+    const asPrediction = await gradeChange(
+      task,
+      withPreInstall(),
+      { patch: asTool.patch },
+      options(),
+    );
+    return { asTool: asTool.grade, asPrediction: asPrediction.grade };
+  }
+  const fix = (tree: string): void => {
+    writeFileSync(path.join(tree, "src/adder/__init__.py"), "def add(a, b):\n    return a + b\n");
+  };
+
+  it("run on the fresh checkout before the change is applied, and the fix then resolves, as a tool's change and as a prediction", async () => {
+    const opts = options();
+    const { grade } = await gradeChange(task, withPreInstall(), { patch: oracle.goldPatch }, opts);
+    expect(grade.resolved).toBe(true);
+    const log = readFileSync(opts.logFile, "utf8");
+    expect(log.indexOf(`+ ${SED}`)).toBeGreaterThan(-1);
+    expect(log.indexOf(`+ ${SED}`)).toBeLessThan(log.indexOf("Applied patch"));
+    const { asTool, asPrediction } = await bothWays(fix);
+    expect(asTool).toMatchObject({ resolved: true, applyMethod: "git apply --verbose" });
+    expect(asPrediction).toMatchObject({ resolved: true, applyMethod: "git apply --verbose" });
+  });
+
+  it("meet a change that carries their own edit (a diff made where they ran uncommitted) the same way from both sources", async () => {
+    const { asTool, asPrediction } = await bothWays((tree) => {
+      fix(tree);
+      const file = path.join(tree, "pyproject.toml");
+      writeFileSync(
+        file,
+        readFileSync(file, "utf8").replace(
+          'version = "0.1.0"',
+          'version = "0.1.0"  # pinned by pre-install',
+        ),
+      );
+    });
+    // git apply refuses the already-edited line; the three-way fallback sees the same edit.
+    expect(asTool).toMatchObject({ resolved: true, applyMethod: "git apply --verbose --3way" });
+    expect(asPrediction).toMatchObject({
+      resolved: true,
+      applyMethod: "git apply --verbose --3way",
+    });
+  });
+
+  it("make a change to the lines they edit fail to apply, from both sources, saying so", async () => {
+    const { asTool, asPrediction } = await bothWays((tree) => {
+      fix(tree);
+      const file = path.join(tree, "pyproject.toml");
+      writeFileSync(
+        file,
+        readFileSync(file, "utf8").replace('version = "0.1.0"', 'version = "0.2.0"'),
+      );
+    });
+    for (const grade of [asTool, asPrediction]) {
+      expect(grade).toMatchObject({ resolved: false, patchApplied: false });
+      expect(grade.reason).toBe(
+        "the change did not apply to a fresh checkout of the base commit with its pre-install steps run, as upstream applies it",
+      );
+    }
+  });
+});

@@ -1,10 +1,14 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Oracle, Task } from "../../src/core/index.js";
 import { gradeChange, type GradeOptions } from "../../src/grader/index.js";
-import { installLayerKey, isEditableInstall } from "../../src/grader/install-layer.js";
+import {
+  installLayerKey,
+  isEditableInstall,
+  relocateCStrings,
+} from "../../src/grader/install-layer.js";
 import { loadOracle, loadSuite, loadTask } from "../../src/suite/index.js";
 import { writeFixtureSuite, type FixtureTask } from "../helpers/fixture-suite.js";
 import { runLab, testEnvironment } from "../helpers/lab.js";
@@ -19,7 +23,9 @@ const cacheDir = path.join(root, "cache");
  * checkout's absolute path, a console script (uv writes its shebang with the venv's path), and
  * a file written into the checkout (as setuptools_scm writes _version.py). With a file named
  * TOUCH_TRACKED in the checkout it also edits a tracked file, which no layer can stand for; with
- * FAIL_UNFIXED it fails on the base commit.
+ * FAIL_UNFIXED it fails on the base commit; with native.c it compiles it with gcc into a shared
+ * library in the checkout, whose debug info and __FILE__ string hold the checkout's path, as a
+ * compiled extension's do.
  */
 const BACKEND = `import base64, hashlib, os, zipfile
 
@@ -40,6 +46,9 @@ def build_editable(wheel_directory, config_settings=None, metadata_directory=Non
         raise RuntimeError("this build fails without the fix")
     with open(os.path.join("src", "layered", "_build.py"), "w") as out:
         out.write("BUILT = True\\n")
+    if os.path.exists("native.c"):
+        import subprocess
+        subprocess.run(["gcc", "-g", "-shared", "-fPIC", "-o", os.path.join("src", "layered", "_native.so"), os.path.abspath("native.c")], check=True)
     if os.path.exists("TOUCH_TRACKED"):
         with open("TOUCH_TRACKED", "a") as out:
             out.write("built\\n")
@@ -108,12 +117,33 @@ let touchyTask: Task;
 let touchyOracle: Oracle;
 let fragileTask: Task;
 let fragileOracle: Oracle;
+let nativeTask: Task;
+let nativeOracle: Oracle;
+
+/** A C source whose library says where it was compiled from (its __FILE__). */
+const NATIVE_C = "const char *where(void) { return __FILE__; }\n";
+
+/** Hidden tests that load the compiled library and ask it where its source was. */
+const NATIVE_TESTS = `${HIDDEN_TESTS}
+
+def test_native():
+    import ctypes, os
+    library = ctypes.CDLL(os.path.join(os.getcwd(), "src", "layered", "_native.so"))
+    library.where.restype = ctypes.c_char_p
+    assert library.where().decode() == os.path.join(os.getcwd(), "native.c")
+`;
 
 beforeAll(async () => {
   writeFixtureSuite(path.join(root, "evals"), "fixture", [
     layeredTask("layered"),
     layeredTask("touchy", { TOUCH_TRACKED: "tracked\n" }),
     layeredTask("fragile", { FAIL_UNFIXED: "\n" }),
+    {
+      ...layeredTask("native", { "native.c": NATIVE_C }),
+      tests: { "tests/test_add.py": NATIVE_TESTS },
+      failToPass: ["tests/test_add.py::test_two", "tests/test_add.py::test_script"],
+      passToPass: ["tests/test_add.py::test_built", "tests/test_add.py::test_native"],
+    },
   ]);
   const suite = await loadSuite("fixture", { evalsDir: path.join(root, "evals"), cwd: root });
   task = await loadTask(suite, "layered");
@@ -122,6 +152,8 @@ beforeAll(async () => {
   touchyOracle = await loadOracle(touchyTask);
   fragileTask = await loadTask(suite, "fragile");
   fragileOracle = await loadOracle(fragileTask);
+  nativeTask = await loadTask(suite, "native");
+  nativeOracle = await loadOracle(nativeTask);
 });
 
 function options(overrides: Partial<GradeOptions> = {}): GradeOptions {
@@ -192,9 +224,10 @@ describe("reusing the base commit's install", () => {
     expect(readFileSync(path.join(sitePackages, "layered.pth"), "utf8")).toBe(
       `${path.join(opts.scratchDir, "repo", "src")}\n`,
     );
-    expect(readFileSync(path.join(opts.scratchDir, "venv", "bin", "layered-add"), "utf8")).toMatch(
-      new RegExp(`^#!${path.join(opts.scratchDir, "venv", "bin", "python")}`),
-    );
+    // uv writes a /bin/sh trampoline for a long interpreter path (the base install's is long).
+    const script = readFileSync(path.join(opts.scratchDir, "venv", "bin", "layered-add"), "utf8");
+    expect(script).toContain(path.join(opts.scratchDir, "venv", "bin", "python"));
+    expect(script).not.toContain("base-install-");
     const record = readFileSync(
       path.join(sitePackages, "layered-0.1.0.dist-info", "RECORD"),
       "utf8",
@@ -379,5 +412,74 @@ describe("isEditableInstall", () => {
     expect(isEditableInstall("pip install . --no-build-isolation --compile-bytecode")).toBe(false);
     expect(isEditableInstall("python setup.py develop")).toBe(false);
     expect(isEditableInstall("pip install --no-deps -e-thing")).toBe(false);
+  });
+});
+
+describe("a compiled library in the base commit's install", () => {
+  it("is kept in the layer and relocated in place into each grade, still loadable, naming the grade's checkout", async () => {
+    const first = options({ keepScratch: true });
+    const made = await gradeChange(
+      nativeTask,
+      nativeOracle,
+      { patch: nativeOracle.goldPatch },
+      first,
+    );
+    expect(made.grade).toMatchObject({ resolved: true, install: "reused" });
+    const library = readFileSync(
+      path.join(first.scratchDir, "repo", "src", "layered", "_native.so"),
+    );
+    expect(library.includes(path.join(first.scratchDir, "repo", "native.c"))).toBe(true);
+    expect(library.includes("base-install-")).toBe(false);
+    const second = options();
+    const again = await gradeChange(
+      nativeTask,
+      nativeOracle,
+      { patch: nativeOracle.goldPatch },
+      second,
+    );
+    expect(again.grade).toMatchObject({ resolved: true, install: "reused" });
+  });
+
+  it("is installed fresh by a grade whose folder's path is longer than the base install's", async () => {
+    const deep = path.join(root, "d".repeat(200));
+    mkdirSync(deep, { recursive: true });
+    const opts = options({ scratchDir: mkdtempSync(path.join(deep, "grade-")) });
+    const { grade } = await gradeChange(
+      nativeTask,
+      nativeOracle,
+      { patch: nativeOracle.goldPatch },
+      opts,
+    );
+    expect(grade).toMatchObject({ resolved: true, install: "fresh" });
+    expect(readFileSync(opts.logFile, "utf8")).toMatch(
+      /the base commit's install cannot be put in: src\/layered\/_native\.so, a compiled file, holds the base install's path, and this grade's \(.*\) is longer/,
+    );
+  });
+});
+
+describe("relocateCStrings", () => {
+  it("rewrites each NUL-terminated string holding the old path, padding it to its old length", () => {
+    const from = Buffer.from("/long/origin/folder");
+    const to = Buffer.from("/grade");
+    const content = Buffer.concat([
+      Buffer.from("\x7fELF\0"),
+      Buffer.from("-I/long/origin/folder/include -I/long/origin/folder/venv\0"),
+      Buffer.from("/long/origin/folder/native.c\0tail"),
+    ]);
+    const out = relocateCStrings(content, from, to);
+    expect(out.length).toBe(content.length);
+    const strings = out
+      .toString("latin1")
+      .split("\0")
+      .filter((part) => part !== "");
+    expect(strings).toEqual([
+      "\x7fELF",
+      "-I/grade/include -I/grade/venv",
+      "/grade/native.c",
+      "tail",
+    ]);
+    expect(relocateCStrings(Buffer.from("nothing here\0"), from, to).toString()).toBe(
+      "nothing here\0",
+    );
   });
 });

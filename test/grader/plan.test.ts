@@ -105,9 +105,9 @@ describe("describePlan", () => {
       "# plan:",
       "#   checkout: /evals/demo/tasks/acme__widget-1/setup.sh into /scratch/grade/repo",
       "#   change: the diff of the work tree /scratch/work against the base commit",
-      "#   apply: git apply --verbose; then git apply --verbose --3way; then git apply --verbose --reject; then patch --batch --forward --fuzz=5 -p1 -i",
       "#   environment: Python 3.11, 2 pin(s)",
-      "#   pre-install: 1 step(s)",
+      "#   pre-install: 1 step(s), run before the change is applied",
+      "#   apply: git apply --verbose; then git apply --verbose --3way; then git apply --verbose --reject; then patch --batch --forward --fuzz=5 -p1 -i",
       "#   install: pip install . (always fresh: the install is not editable, so it copies the change's code)",
       "#   reset: tests/test_widget.py, tests/test new.py (new), tests/data.json",
       "#   tests: pytest -rA tests/test_widget.py 'tests/test new.py'",
@@ -117,5 +117,42 @@ describe("describePlan", () => {
       "#   sandbox: bwrap if it runs here, else none",
       "",
     ]);
+  });
+});
+
+describe("planGrade for other runners", () => {
+  it("turns the test patch into Django's test labels and keeps pre-test lines apart from the command", () => {
+    const djangoPatch = [
+      "diff --git a/tests/admin_views/test_forms.py b/tests/admin_views/test_forms.py",
+      "--- a/tests/admin_views/test_forms.py",
+      "+++ b/tests/admin_views/test_forms.py",
+      "@@ -1 +1,2 @@",
+      " x = 1",
+      "+y = 2",
+      "",
+    ].join("\n");
+    const base = oracle("python setup.py install");
+    const plan = planGrade(
+      task,
+      {
+        ...base,
+        testPatch: djangoPatch,
+        environment: {
+          ...base.environment,
+          testCommand: "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1",
+          testDirectiveRule: "django",
+          preTest: ["export LANG=en_US.UTF-8"],
+          logParser: "django",
+        },
+      },
+      { patch: "" },
+      options,
+    );
+    expect(plan.testCommand).toBe(
+      "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1 admin_views.test_forms",
+    );
+    expect(plan.preTest).toEqual(["export LANG=en_US.UTF-8"]);
+    expect(plan.parser).toBe("django");
+    expect(describePlan(plan)).toContain("#   pre-test: export LANG=en_US.UTF-8\n");
   });
 });

@@ -14,10 +14,43 @@ const environmentEntrySchema = environmentSpecSchema.extend({
   unmapped: z.array(z.string()).default([]),
   services: z.array(z.string()).default([]),
   installArgs: z.array(z.string()).default([]),
+  /** Steps upstream ran as root on its image (apt-get, locale-gen), which lab does not run. */
+  systemSetup: z.array(z.string()).optional(),
 });
 
 /** One instance's environment as transcribed, with notes for the record. */
 export type EnvironmentEntry = z.output<typeof environmentEntrySchema>;
+
+/**
+ * environments.json: each pin set once per envId, what a repository version shares once per
+ * spec, and per instance only its own part. An instance's entry is the three put together.
+ */
+const environmentsFileSchema = z.object({
+  envs: z.record(
+    z.string(),
+    z
+      .object({
+        python: z.string(),
+        pins: z.array(z.string()),
+        pinsInstallArgs: z.array(z.string()),
+        unmapped: z.array(z.string()),
+      })
+      .loose(),
+  ),
+  specs: z.record(z.string(), z.object({ notes: z.array(z.string()).default([]) }).loose()),
+  instances: z.record(
+    z.string(),
+    z
+      .object({
+        spec: z.string(),
+        envId: z.string(),
+        notes: z.array(z.string()).default([]),
+        preTest: z.array(z.string()).optional(),
+        datasets: z.array(z.string()).default([]),
+      })
+      .loose(),
+  ),
+});
 
 const testListsSchema = z.record(
   z.string(),
@@ -25,7 +58,8 @@ const testListsSchema = z.record(
 );
 
 let cache: {
-  environments: Map<string, EnvironmentEntry>;
+  file: z.output<typeof environmentsFileSchema>;
+  environments: Map<string, EnvironmentEntry | null>;
   testLists: z.output<typeof testListsSchema>;
 } | null = null;
 
@@ -40,23 +74,58 @@ function load(): NonNullable<typeof cache> {
       { hint: "Reinstall lab; the data folder ships with it." },
     );
   }
-  const rawEnvs = JSON.parse(readFileSync(envFile, "utf8")) as Record<string, unknown>;
-  const environments = new Map<string, EnvironmentEntry>();
-  for (const [id, entry] of Object.entries(rawEnvs))
-    environments.set(id, environmentEntrySchema.parse(entry));
   cache = {
-    environments,
+    file: environmentsFileSchema.parse(JSON.parse(readFileSync(envFile, "utf8"))),
+    environments: new Map(),
     testLists: testListsSchema.parse(JSON.parse(readFileSync(listFile, "utf8"))),
   };
   return cache;
 }
 
-/** The transcribed environment of an instance, or null when lab has none for it. */
-export function environmentFor(instanceId: string): EnvironmentEntry | null {
-  return load().environments.get(instanceId) ?? null;
+/** Puts an instance's entry together from its env, its spec and its own part. */
+function compose(
+  file: z.output<typeof environmentsFileSchema>,
+  instanceId: string,
+): EnvironmentEntry | null {
+  const instance = file.instances[instanceId];
+  if (instance === undefined) return null;
+  const spec = file.specs[instance.spec];
+  const env = file.envs[instance.envId];
+  if (spec === undefined || env === undefined) {
+    throw new LabError(
+      "DATASET_INVALID",
+      `lab's SWE-bench data names a missing ${spec === undefined ? `spec ${instance.spec}` : `env ${instance.envId}`} for ${instanceId}.`,
+      { hint: "Regenerate data/swebench with scripts/swebench/transcribe.py." },
+    );
+  }
+  return environmentEntrySchema.parse({
+    ...spec,
+    python: env.python,
+    pins: env.pins,
+    pinsInstallArgs: env.pinsInstallArgs,
+    unmapped: env.unmapped,
+    notes: [...spec.notes, ...instance.notes],
+    ...(instance.preTest === undefined ? {} : { preTest: instance.preTest }),
+  });
 }
 
-/** Upstream's current (v5) test lists for an instance, or null when lab has none. */
+/** The transcribed environment of an instance, or null when lab has none for it. */
+export function environmentFor(instanceId: string): EnvironmentEntry | null {
+  const data = load();
+  if (!data.environments.has(instanceId))
+    data.environments.set(instanceId, compose(data.file, instanceId));
+  return data.environments.get(instanceId) ?? null;
+}
+
+/** Whether an instance is one of SWE-bench Lite's (by lab's transcription). */
+export function isLiteInstance(instanceId: string): boolean {
+  return load().file.instances[instanceId]?.datasets.includes("lite") ?? false;
+}
+
+/**
+ * Upstream's current (v5) test lists of a SWE-bench Lite instance, or null when lab has none.
+ * Other datasets' lists are their rows' own columns.
+ */
 export function testListsFor(
   instanceId: string,
 ): { FAIL_TO_PASS: string[]; PASS_TO_PASS: string[] } | null {

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { rename, rm } from "node:fs/promises";
+import { mkdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { LabError } from "../../core/index.js";
 import { fetchCommitWithTags, git, tryGit } from "../../git/index.js";
@@ -7,8 +7,13 @@ import { withLock } from "../../store/index.js";
 
 /** Where repositories come from and where lab keeps its copies. */
 export interface RepoSource {
-  /** `evals/swebench/.cache`: full mirrors in repos/, one base repository per task in bases/. */
+  /** The suite's `.cache`: one base repository per task in bases/, which setup.sh clones. */
   readonly cacheDir: string;
+  /**
+   * Full copies of each repository, shared by every suite made from SWE-bench (lab's cache):
+   * a Lite and a Verified suite fetch a repository's history once.
+   */
+  readonly reposDir: string;
   /** A folder holding `<owner>/<name>` git repositories (bare or not), instead of GitHub. */
   readonly mirrorsDir?: string | undefined;
   readonly signal?: AbortSignal | undefined;
@@ -23,7 +28,19 @@ export function repoSlug(repo: string): string {
 
 /** Where a repository's full mirror is kept. */
 export function mirrorPath(source: RepoSource, repo: string): string {
-  return path.join(source.cacheDir, "repos", `${repoSlug(repo)}.git`);
+  return path.join(source.reposDir, `${repoSlug(repo)}.git`);
+}
+
+/**
+ * Whether a repository can be had: always from GitHub; with a mirrors folder, only when it
+ * holds that repository (or lab's cache already has a full copy).
+ */
+export function hasSource(source: RepoSource, repo: string): boolean {
+  return (
+    source.mirrorsDir === undefined ||
+    existsSync(path.join(source.mirrorsDir, repo)) ||
+    existsSync(mirrorPath(source, repo))
+  );
 }
 
 /** Where a task's base repository (the base commit and its ancestors only) is kept. */
@@ -74,8 +91,9 @@ export async function ensureMirror(
       source.onFetch?.(
         `cloning ${repo}'s full history from ${upstream} (once: later tasks and reruns reuse it)`,
       );
+      await mkdir(source.reposDir, { recursive: true });
       await git(["clone", "--quiet", "--mirror", upstream, staging], {
-        cwd: source.cacheDir,
+        cwd: source.reposDir,
         timeoutMs: 3_600_000,
         signal: source.signal,
       });

@@ -1,20 +1,26 @@
 import type { SwebenchRow } from "./row.js";
 
-/** The repositories whose suites run under plain pytest: the default scope of the swebench tier. */
-export const PYTEST_REPOS = [
-  "psf/requests",
+/**
+ * The repositories of SWE-bench Lite and Verified, each with upstream's specs, log parser and
+ * environments transcribed in data/swebench: the default scope of the swebench tier.
+ */
+export const SWEBENCH_REPOS = [
+  "astropy/astropy",
+  "django/django",
+  "matplotlib/matplotlib",
+  "mwaskom/seaborn",
   "pallets/flask",
+  "psf/requests",
+  "pydata/xarray",
   "pylint-dev/pylint",
   "pytest-dev/pytest",
+  "scikit-learn/scikit-learn",
   "sphinx-doc/sphinx",
-  "pydata/xarray",
+  "sympy/sympy",
 ] as const;
 
-/** Repositories skipped up front, and why. */
-export const SKIPPED_REPOS: Readonly<Record<string, string>> = {
-  "django/django": "django's tests run under its own runner (runtests.py), not plain pytest",
-  "sympy/sympy": "sympy's tests run under its own runner (bin/test), not plain pytest",
-};
+/** Repositories skipped up front, and why (none today; kept for datasets with others). */
+export const SKIPPED_REPOS: Readonly<Record<string, string>> = {};
 
 /** How gen picks instances. */
 export interface Selection {
@@ -27,7 +33,7 @@ export interface Selection {
 }
 
 /** The default sample: one instance per repository, so a first try is quick. */
-export const DEFAULT_SAMPLE = PYTEST_REPOS.length;
+export const DEFAULT_SAMPLE = SWEBENCH_REPOS.length;
 
 /** An instance left out before the proof, and why. */
 export interface Skipped {
@@ -60,9 +66,9 @@ export function selectRows(
     if (selection.all) return true;
     const reason =
       SKIPPED_REPOS[row.repo] ??
-      ((PYTEST_REPOS as readonly string[]).includes(row.repo)
+      ((SWEBENCH_REPOS as readonly string[]).includes(row.repo)
         ? null
-        : `${row.repo} is outside the plain-pytest scope (pass --all to let the proof decide)`);
+        : `lab has no environments for ${row.repo} (pass --all to let the proof decide)`);
     if (reason !== null)
       skipped.push({ instanceId: row.instance_id, reason, category: "out_of_scope" });
     return reason === null;
