@@ -44,6 +44,11 @@ export interface SandboxSpec {
   /** Whether the tool may use the network (its model API). */
   readonly network: boolean;
   readonly limits: SandboxLimits;
+  /**
+   * Debian packages the commands need (a task's compilers, headers, tools). bwrap and none
+   * show the host's system, where lab installs them; docker adds them to its image.
+   */
+  readonly debianPackages?: readonly string[] | undefined;
 }
 
 /** How to run one command in a sandbox. */

@@ -80,8 +80,10 @@ export async function clearDockerCache(settings: DockerSettings): Promise<{
   const reclaimed = await reclaimContainers(cli);
   const images = await listImages(cli);
   const kept: string[] = [];
-  // The sandbox image first: the base is its parent.
-  for (const image of [...images].sort((a, b) => b.name.localeCompare(a.name))) {
+  // Children first: packages over the sandbox image over the base.
+  const rank = (name: string): number =>
+    name.startsWith("lab-packages:") ? 0 : name.startsWith("lab-sandbox:") ? 1 : 2;
+  for (const image of [...images].sort((a, b) => rank(a.name) - rank(b.name))) {
     const removed = await cli.run(["rmi", image.name], { timeoutMs: 120_000 });
     if (removed.exitCode !== 0) kept.push(image.name);
   }

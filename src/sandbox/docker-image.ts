@@ -80,6 +80,9 @@ function hashOf(value: unknown): string {
   return createHash("sha256").update(JSON.stringify(value)).digest("hex").slice(0, 12);
 }
 
+/** What an image of lab's is: the base, the sandbox's (base and Node), or one with a task's packages. */
+type ImageKind = "base" | "sandbox" | "packages";
+
 /** Where an image build reports what it does; long steps say so before they start. */
 export type Progress = (message: string) => void;
 
@@ -179,20 +182,65 @@ export async function buildBaseFromImage(
   log: string,
   signal?: AbortSignal,
 ): Promise<void> {
+  await installPackagesInto(cli, {
+    from,
+    tag,
+    packages: basePackages(cli.settings.extraPackages),
+    kind: "base",
+    log,
+    signal,
+  });
+}
+
+/** A Debian package's name, as apt takes it; nothing a shell would read otherwise. */
+const PACKAGE_NAME = /^[a-z0-9][a-z0-9+.-]+$/;
+
+/** `from` with Debian packages installed by apt-get in a build container, saved as `tag`. */
+async function installPackagesInto(
+  cli: DockerCli,
+  build: {
+    readonly from: string;
+    readonly tag: string;
+    readonly packages: readonly string[];
+    readonly kind: ImageKind;
+    readonly log: string;
+    readonly signal: AbortSignal | undefined;
+  },
+): Promise<void> {
+  const { from, tag, packages, log, signal } = build;
+  const bad = packages.find((name) => !PACKAGE_NAME.test(name));
+  if (bad !== undefined) {
+    throw new LabError("SANDBOX_UNAVAILABLE", `"${bad}" is not a Debian package name.`, {
+      hint: "Check the task's debianPackages (or LAB_DOCKER_PACKAGES).",
+    });
+  }
   const name = `lab-build-${randomUUID().slice(0, 12)}`;
-  const script = `apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ${basePackages(cli.settings.extraPackages).join(" ")} && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb`;
+  const script = `apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ${packages.join(" ")} && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb`;
   try {
     await checked(
       cli,
-      ["run", "--name", name, "--label", `${LAB_LABEL}=build`, "--network", "host", from],
-      ["sh", "-c", script],
-      `install lab's packages into ${from}`,
+      [
+        "run",
+        "--name",
+        name,
+        "--label",
+        `${LAB_LABEL}=build`,
+        "--user",
+        "0:0",
+        "--network",
+        "host",
+        "--entrypoint",
+        "/bin/sh",
+        from,
+      ],
+      ["-c", script],
+      `install ${packages.join(", ")} into ${from}`,
       log,
       signal,
     );
     await checked(
       cli,
-      ["commit", ...imageChanges("base", cli.settings.cacheDir), name, tag],
+      ["commit", ...imageChanges(build.kind, cli.settings.cacheDir), name, tag],
       [],
       `save the image ${tag}`,
       log,
@@ -201,6 +249,43 @@ export async function buildBaseFromImage(
   } finally {
     await cli.run(["rm", "-f", name]);
   }
+}
+
+/**
+ * The image for commands that need Debian packages beyond it (a task's compiler, headers,
+ * tools): `image` with them added, one layer per set, named by the image's id and the set, and
+ * built once (under the build lock). `image` itself when there are none.
+ */
+export async function ensurePackagesImage(
+  cli: DockerCli,
+  image: string,
+  packages: readonly string[],
+  progress: Progress,
+  signal?: AbortSignal,
+): Promise<string> {
+  const wanted = [...new Set(packages)].sort();
+  if (wanted.length === 0) return image;
+  const id = (
+    await cli.output(["image", "inspect", "--format", "{{.Id}}", image], `inspect ${image}`)
+  ).trim();
+  const tag = `lab-packages:${hashOf({ RECIPE_VERSION, id, wanted })}`;
+  if (await imageExists(cli, tag)) return tag;
+  const dir = path.join(cli.settings.cacheDir, "docker");
+  await mkdir(dir, { recursive: true });
+  return withBuildLock(dir, progress, async () => {
+    if (await imageExists(cli, tag)) return tag;
+    const log = path.join(dir, `build-${tag.replace(":", "-")}.log`);
+    progress(`adding ${wanted.join(", ")} to ${image} as ${tag} (apt-get; once; log: ${log})`);
+    await installPackagesInto(cli, {
+      from: image,
+      tag,
+      packages: wanted,
+      kind: "packages",
+      log,
+      signal,
+    });
+    return tag;
+  });
 }
 
 /** The base from a root file system debootstrap makes (root only), imported as one layer. */
@@ -354,7 +439,7 @@ async function addNodeLayer(
  * `--change` options giving an image lab's labels (what it is, and the cache folder whose lab
  * built it: `lab cache clear` there removes it) and a PATH.
  */
-function imageChanges(kind: "base" | "sandbox", cacheDir: string): string[] {
+function imageChanges(kind: ImageKind, cacheDir: string): string[] {
   return [
     "--change",
     `LABEL ${LAB_LABEL}=image ${LAB_LABEL}.image=${kind} ${LAB_LABEL}.cache=${JSON.stringify(cacheDir)}`,

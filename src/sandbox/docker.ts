@@ -19,7 +19,12 @@ import {
   type DockerSettings,
 } from "./docker-cli.js";
 import { reclaimContainers, ownerLabel } from "./docker-containers.js";
-import { ensureSandboxImage, LAB_LABEL, type Progress } from "./docker-image.js";
+import {
+  ensurePackagesImage,
+  ensureSandboxImage,
+  LAB_LABEL,
+  type Progress,
+} from "./docker-image.js";
 import { CONTAINER_INIT, parseInitStatus, type InitStatus } from "./docker-init.js";
 import { createConfinement, SYSTEM_PATH } from "./limits.js";
 import { toolPathMounts } from "./mounts.js";
@@ -62,6 +67,19 @@ export function createDockerProvider(options: DockerProviderOptions): SandboxPro
       throw error;
     });
     return prepared;
+  };
+  // One image per set of Debian packages, asked for by concurrent trials at once.
+  const withPackages = new Map<string, Promise<string>>();
+  const imageWith = async (ready: Prepared, packages: readonly string[]): Promise<Prepared> => {
+    const key = [...new Set(packages)].sort().join(" ");
+    if (key === "") return ready;
+    let image = withPackages.get(key);
+    if (image === undefined) {
+      image = ensurePackagesImage(ready.cli, ready.image, packages, () => undefined);
+      withPackages.set(key, image);
+      image.catch(() => withPackages.delete(key));
+    }
+    return { ...ready, image: await image };
   };
   const provider: SandboxProvider = {
     name: "docker",
@@ -118,7 +136,8 @@ export function createDockerProvider(options: DockerProviderOptions): SandboxPro
     },
     describeLimits: (limits) => Promise.resolve(describeDockerLimits(limits)),
     async create(spec) {
-      return createDockerSandbox(spec, await prepare(() => undefined), runId);
+      const ready = await prepare(() => undefined);
+      return createDockerSandbox(spec, await imageWith(ready, spec.debianPackages ?? []), runId);
     },
   };
   return provider;

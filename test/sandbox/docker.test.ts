@@ -1,4 +1,6 @@
 import { execFileSync } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createDockerProvider, imageTagsFor } from "../../src/sandbox/index.js";
 import { defineSandboxContract } from "../contracts/sandbox.js";
@@ -18,6 +20,48 @@ describe.runIf(unavailable === null)("docker provider", () => {
     });
   }, 1_800_000);
   defineSandboxContract(() => createDockerProvider({ settings: testDockerSettings() }));
+
+  it("adds a task's Debian packages to its image, a layer built once per set", async () => {
+    const provider = createDockerProvider({ settings: testDockerSettings() });
+    const root = tempDir();
+    const workTree = path.join(root, "work");
+    mkdirSync(workTree);
+    const spec = {
+      workTree,
+      stateDir: path.join(root, "state"),
+      readOnlyPaths: [],
+      toolPaths: [],
+      writablePaths: [],
+      hiddenPaths: [],
+      hostHome: path.join(root, "home"),
+      pathEnv: "/usr/bin:/bin",
+      network: false,
+      limits: { memoryMb: null, diskMb: null, maxProcesses: null },
+    };
+    const run = async (debianPackages: string[]) => {
+      const sandbox = await provider.create({ ...spec, debianPackages });
+      try {
+        return await sandbox.exec(["bash", "-c", "command -v file && file --brief /bin/bash"], {
+          cwd: workTree,
+          env: { PATH: "/usr/bin:/bin" },
+          timeoutMs: 30_000,
+        });
+      } finally {
+        await sandbox.dispose();
+      }
+    };
+    expect((await run([])).exitCode).not.toBe(0);
+    const withFile = await run(["file"]);
+    expect(withFile.stdoutTail).toMatch(/^\/usr\/bin\/file\nELF 64-bit/);
+    const layers = () =>
+      execFileSync("docker", ["images", "--quiet", "--filter", "label=lab.image=packages"], {
+        encoding: "utf8",
+      });
+    const before = layers();
+    // The same set (in another spelling) is the same layer: nothing new is built.
+    expect((await run(["file", "file"])).exitCode).toBe(0);
+    expect(layers()).toBe(before);
+  }, 600_000);
 
   it("lab cache list shows the images of its cache folder; clearing another folder's leaves them", async () => {
     const root = tempDir();
