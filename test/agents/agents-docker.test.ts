@@ -4,9 +4,10 @@
  * the host's interpreter, both shown read-only at their real paths) edit in the gold change of a
  * starter task against the scripted model server on 127.0.0.1, and the task resolves.
  */
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDockerProvider } from "../../src/sandbox/index.js";
 import { startModelServer, type ModelServer } from "../helpers/model-server/index.js";
-import { dockerEndToEndUnavailable } from "../sandbox/helpers.js";
+import { dockerEndToEndUnavailable, testDockerSettings } from "../sandbox/helpers.js";
 import { EDIT, LIST, makeAgentLab, PRICE, READ, RESOLVING } from "./helpers.js";
 
 const unavailable = dockerEndToEndUnavailable();
@@ -35,6 +36,9 @@ describe.runIf(unavailable === null)("agent CLIs in the docker sandbox", () => {
     config: { prices: Object.fromEntries(AGENTS.map((agent) => [agent.model, PRICE])) },
   });
   const servers: ModelServer[] = [];
+
+  // The first run on a machine builds lab's image (debootstrap where no registry answers).
+  beforeAll(() => createDockerProvider({ settings: testDockerSettings() }).checkReady(), 1_800_000);
 
   afterAll(async () => {
     for (const server of servers) await server.close();
