@@ -22,6 +22,15 @@ import re
 COMPILE = ["--compile-bytecode"]
 PINS_INSTALL_ARGS = {"pydata/xarray": ["--no-deps", *COMPILE]}
 
+# Constraints on the build environments of pins uv must build from source.  The
+# Python 3.6 era's sdists import setuptools features that later setuptools
+# removed: markupsafe 1.0's setup.py imports setuptools.Feature (gone in 46.0),
+# and upstream's conda env had it prebuilt.  The constraint keeps such builds on
+# the setuptools of their day; pins with wheels are unaffected.
+def pins_build_constraints(python: str) -> list[str]:
+    return ["setuptools<46"] if python.startswith("3.6.") else []
+
+
 # Repos whose pinned packages depend on pip itself (flask: pip-tools), so the
 # conda 'pip' entry is kept as a pin instead of being dropped; otherwise the
 # venv would get whatever pip is newest.

@@ -252,6 +252,9 @@ def main(argv: list[str]) -> int:
             "unmapped": unmapped,
             "buildCheck": check["result"] if check else "unchecked",
         }
+        build_constraints = D.pins_build_constraints(export["python"])
+        if build_constraints:
+            env["pinsBuildConstraints"] = build_constraints
         if eid in envs and envs[eid] != env:
             raise SystemExit(f"{iid}: environment {eid} differs between instances")
         envs[eid] = env

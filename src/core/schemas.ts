@@ -36,6 +36,7 @@ export const environmentSpecSchema = z.object({
   python: z.string().regex(/^\d+\.\d+(\.\d+)?$/, "a Python version such as 3.11 or 3.9.18"),
   pins: z.array(z.string()).default([]),
   pinsInstallArgs: z.array(z.string()).default([]),
+  pinsBuildConstraints: z.array(z.string()).optional(),
   preInstall: z.array(z.string()).default([]),
   install: z.string(),
   testCommand: z.string().default("pytest -rA"),

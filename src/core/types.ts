@@ -28,6 +28,11 @@ export interface EnvironmentSpec {
   readonly pins: readonly string[];
   /** Extra `uv pip install` arguments for the pins (e.g. --no-deps for an export that is not self-consistent). */
   readonly pinsInstallArgs?: readonly string[];
+  /**
+   * Constraints on the build environments of pins built from source (`uv pip install
+   * --build-constraints`): an era's sdists may need the setuptools of their day.
+   */
+  readonly pinsBuildConstraints?: readonly string[] | undefined;
   /** Shell commands run in the checkout before the install (SWE-bench's pre_install). */
   readonly preInstall: readonly string[];
   /** How the project itself is installed, with "python" meaning the environment's interpreter. */

@@ -55,6 +55,7 @@ export function environmentKey(
   python: PythonInterpreter,
   pins: readonly string[],
   pinsInstallArgs: readonly string[] = [],
+  buildConstraints: readonly string[] = [],
 ): string {
   const hash = createHash("sha256")
     .update(
@@ -64,6 +65,8 @@ export function environmentKey(
         interpreter: python.path,
         pins: [...pins].sort(),
         args: pinsInstallArgs,
+        // Absent from keys made before there were build constraints, so those stay valid.
+        ...(buildConstraints.length === 0 ? {} : { buildConstraints }),
       }),
     )
     .digest("hex");
@@ -107,7 +110,8 @@ export async function prepareEnvironment(
     failedDownloads: failedDownloadsFile(options.cacheDir),
   });
   const pinsArgs = (spec.pinsInstallArgs ?? []).filter((arg) => arg !== "--compile-bytecode");
-  const key = environmentKey(python, spec.pins, pinsArgs);
+  const buildConstraints = spec.pinsBuildConstraints ?? [];
+  const key = environmentKey(python, spec.pins, pinsArgs, buildConstraints);
   const envsDir = path.join(options.cacheDir, "envs");
   const finalDir = path.join(envsDir, key);
   const marker = path.join(finalDir, "lab-env.json");
@@ -136,6 +140,9 @@ export async function prepareEnvironment(
     log.push(venv.stderrTail);
     if (venv.exitCode !== 0) throw buildError(spec, `uv venv failed: ${lastLine(venv.stderrTail)}`);
     if (spec.pins.length > 0) {
+      const constraintsFile = `${staging}.build-constraints.txt`;
+      if (buildConstraints.length > 0)
+        await writeFile(constraintsFile, `${buildConstraints.join("\n")}\n`);
       const install = await runCommand(
         [
           uv,
@@ -143,6 +150,7 @@ export async function prepareEnvironment(
           "install",
           "--compile-bytecode",
           ...pinsArgs,
+          ...(buildConstraints.length === 0 ? [] : ["--build-constraints", constraintsFile]),
           "--python",
           path.join(staging, "bin", "python"),
           ...spec.pins,
@@ -178,6 +186,7 @@ export async function prepareEnvironment(
     }
   } finally {
     await rm(staging, { recursive: true, force: true });
+    await rm(`${staging}.build-constraints.txt`, { force: true });
   }
   return {
     key,

@@ -198,6 +198,9 @@ export async function generateSwebench(
       python: entry.python,
       pins: entry.pins,
       pinsInstallArgs: entry.pinsInstallArgs,
+      ...(entry.pinsBuildConstraints === undefined
+        ? {}
+        : { pinsBuildConstraints: entry.pinsBuildConstraints }),
       preInstall: entry.preInstall,
       install: [entry.install, ...entry.installArgs].join(" "),
       testCommand: entry.testCommand,

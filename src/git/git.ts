@@ -105,3 +105,36 @@ export async function fetchCommitWithTags(
     signal,
   });
 }
+
+/**
+ * The objects `commit` and its ancestry need that the repository `dir` lacks (a damaged copy,
+ * or a snapshot made without its large files), each with its path when it is a file of the
+ * commit's own tree; empty when nothing is missing.
+ */
+export async function findMissingObjects(
+  dir: string,
+  commit: string,
+  signal?: AbortSignal,
+): Promise<{ oid: string; path: string | null }[]> {
+  const listed = await tryGit(["rev-list", "--objects", "--missing=print", commit], {
+    cwd: dir,
+    timeoutMs: 600_000,
+    signal,
+  });
+  const missing = (listed.stdout ?? "")
+    .split("\n")
+    .filter((line) => line.startsWith("?"))
+    .map((line) => line.slice(1).trim());
+  if (missing.length === 0) return [];
+  const wanted = new Set(missing);
+  const paths = new Map<string, string>();
+  for (const line of (await git(["ls-tree", "-r", "-z", commit], { cwd: dir, signal })).split(
+    "\0",
+  )) {
+    // `<mode> <type> <oid>\t<path>`
+    const [meta, file] = line.split("\t");
+    const oid = meta?.split(" ")[2];
+    if (oid !== undefined && file !== undefined && wanted.has(oid)) paths.set(oid, file);
+  }
+  return missing.map((oid) => ({ oid, path: paths.get(oid) ?? null }));
+}

@@ -219,3 +219,41 @@ describe("environments", () => {
     expect(version.stdout).toMatch(/^uv \d+\.\d+\.\d+/);
   }, 180_000);
 });
+
+describe("build constraints of the pins", () => {
+  /** An sdist whose build records the setuptools it was built with, as a module. */
+  function recordingSdist(): string {
+    const dir = path.join(root, "recording");
+    mkdirSync(path.join(dir, "recording"), { recursive: true });
+    writeFileSync(
+      path.join(dir, "setup.py"),
+      [
+        "import os, setuptools",
+        "with open(os.path.join('recording', 'built.py'), 'w') as out:",
+        "    out.write('SETUPTOOLS = %r\\n' % setuptools.__version__)",
+        "setuptools.setup(name='recording', version='1.0', packages=['recording'])",
+        "",
+      ].join("\n"),
+    );
+    writeFileSync(path.join(dir, "recording", "__init__.py"), "");
+    return dir;
+  }
+
+  it("hold the builds of pins made from source to the setuptools they name, and change the environment's key", async () => {
+    const project = recordingSdist();
+    const options = { ...testEnvironment(), cacheDir: path.join(root, "constrained") };
+    const pin = `recording @ file://${project}`;
+    const constrained = await prepareEnvironment(
+      { ...spec([pin]), pinsBuildConstraints: ["setuptools<70"] },
+      options,
+    );
+    const plain = await prepareEnvironment(spec([pin]), options);
+    expect(constrained.key).not.toBe(plain.key);
+    const version = (sitePackages: string): number => {
+      const text = readFileSync(path.join(sitePackages, "recording", "built.py"), "utf8");
+      return Number(/SETUPTOOLS = '(\d+)\./.exec(text)?.[1]);
+    };
+    expect(version(constrained.sitePackages)).toBeLessThan(70);
+    expect(version(plain.sitePackages)).toBeGreaterThanOrEqual(70);
+  }, 300_000);
+});

@@ -33,6 +33,7 @@ const environmentsFileSchema = z.object({
         python: z.string(),
         pins: z.array(z.string()),
         pinsInstallArgs: z.array(z.string()),
+        pinsBuildConstraints: z.array(z.string()).optional(),
         unmapped: z.array(z.string()),
       })
       .loose(),
@@ -103,6 +104,9 @@ function compose(
     python: env.python,
     pins: env.pins,
     pinsInstallArgs: env.pinsInstallArgs,
+    ...(env.pinsBuildConstraints === undefined
+      ? {}
+      : { pinsBuildConstraints: env.pinsBuildConstraints }),
     unmapped: env.unmapped,
     notes: [...spec.notes, ...instance.notes],
     ...(instance.preTest === undefined ? {} : { preTest: instance.preTest }),

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { LabError } from "../../core/index.js";
-import { fetchCommitWithTags, git, tryGit } from "../../git/index.js";
+import { fetchCommitWithTags, findMissingObjects, git, tryGit } from "../../git/index.js";
 import { withLock } from "../../store/index.js";
 
 /** Where repositories come from and where lab keeps its copies. */
@@ -125,7 +125,21 @@ export async function ensureBaseRepo(
     const staging = `${target}.${String(process.pid)}.tmp`;
     await rm(staging, { recursive: true, force: true });
     await git(["init", "--quiet", "--bare", staging], { cwd: source.cacheDir });
-    await fetchCommitWithTags(staging, mirror, baseCommit, "refs/heads/main", source.signal);
+    try {
+      await fetchCommitWithTags(staging, mirror, baseCommit, "refs/heads/main", source.signal);
+    } catch (error) {
+      const missing = await findMissingObjects(mirror, baseCommit, source.signal).catch(() => []);
+      if (missing.length === 0) throw error;
+      const files = missing.flatMap((entry) => (entry.path === null ? [] : [entry.path]));
+      throw new LabError(
+        "GIT_FAILED",
+        `lab's copy of ${repo} lacks ${String(missing.length)} object(s) the base commit ${baseCommit.slice(0, 10)} needs${files.length > 0 ? `, among them ${files.slice(0, 3).join(", ")} of its own tree` : " in its history"}: the copy it was cloned from is incomplete.`,
+        {
+          hint: "Clone it again from a complete repository (a snapshot made without large files lacks them), then `lab cache clear`.",
+          cause: error,
+        },
+      );
+    }
     await git(["symbolic-ref", "HEAD", "refs/heads/main"], { cwd: staging });
     await rm(target, { recursive: true, force: true });
     await rename(staging, target);

@@ -1,0 +1,59 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ensureBaseRepo } from "../../src/datasets/index.js";
+import { findMissingObjects } from "../../src/git/index.js";
+import { tempDir } from "../helpers/temp.js";
+
+const env = {
+  ...process.env,
+  GIT_CONFIG_GLOBAL: "/dev/null",
+  GIT_AUTHOR_NAME: "t",
+  GIT_AUTHOR_EMAIL: "t@t",
+  GIT_COMMITTER_NAME: "t",
+  GIT_COMMITTER_EMAIL: "t@t",
+};
+const git = (cwd: string, ...args: string[]): string =>
+  execFileSync("git", args, { cwd, env, encoding: "utf8" }).trim();
+
+/** A repository at owner/name whose second commit's big.dat lost its blob, as a snapshot without large files has. */
+function damagedRepo(): { mirrors: string; repo: string; base: string; oid: string } {
+  const mirrors = tempDir();
+  const repo = path.join(mirrors, "acme", "damaged");
+  mkdirSync(repo, { recursive: true });
+  git(repo, "init", "-q", "-b", "main");
+  writeFileSync(path.join(repo, "a.txt"), "a\n");
+  git(repo, "add", "-A");
+  git(repo, "commit", "-qm", "one");
+  writeFileSync(path.join(repo, "big.dat"), "pretend this is four mebibytes\n");
+  git(repo, "add", "-A");
+  git(repo, "commit", "-qm", "two");
+  const oid = git(repo, "rev-parse", "HEAD:big.dat");
+  rmSync(path.join(repo, ".git", "objects", oid.slice(0, 2), oid.slice(2)));
+  return { mirrors, repo, base: git(repo, "rev-parse", "HEAD"), oid };
+}
+
+describe("a repository copy that lacks objects", () => {
+  it("is found out, naming the files of the commit's tree it lacks", async () => {
+    const { repo, base, oid } = damagedRepo();
+    expect(await findMissingObjects(repo, base)).toEqual([{ oid, path: "big.dat" }]);
+    expect(await findMissingObjects(repo, git(repo, "rev-parse", "HEAD~1"))).toEqual([]);
+  });
+
+  it("makes a task's base repository fail with a reason that names the missing file", async () => {
+    const { mirrors, base } = damagedRepo();
+    const cacheDir = tempDir();
+    await expect(
+      ensureBaseRepo(
+        { cacheDir, reposDir: path.join(cacheDir, "repos"), mirrorsDir: mirrors },
+        "acme/damaged",
+        "acme__damaged-1",
+        base,
+      ),
+    ).rejects.toMatchObject({
+      code: "GIT_FAILED",
+      message: `lab's copy of acme/damaged lacks 1 object(s) the base commit ${base.slice(0, 10)} needs, among them big.dat of its own tree: the copy it was cloned from is incomplete.`,
+    });
+  });
+});
