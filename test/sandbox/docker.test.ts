@@ -77,6 +77,36 @@ describe.runIf(unavailable === null)("docker provider", () => {
       execFileSync("docker", ["images", "--quiet", sandbox], { encoding: "utf8" }).trim(),
     ).not.toBe("");
   });
+
+  it("lab cache clear removes the images of its own cache folder, and lab cache list then shows none", async () => {
+    const root = tempDir();
+    const { sandbox } = await imageTagsFor(testDockerSettings());
+    // An image of this cache folder's, as lab labels its package layers: only labels over lab's
+    // image, so building it is instant and removing it leaves lab's image.
+    const name = `lab-packages:test-${path
+      .basename(root)
+      .replace(/[^a-z0-9]/gi, "")
+      .toLowerCase()}`;
+    execFileSync("docker", ["build", "--quiet", "--tag", name, "-"], {
+      input: `FROM ${sandbox}\nLABEL lab=image lab.image=packages lab.cache=${JSON.stringify(root)}\n`,
+      stdio: ["pipe", "ignore", "pipe"],
+    });
+    const inspect = () =>
+      execFileSync("docker", ["images", "--quiet", name], { encoding: "utf8" }).trim();
+    expect(inspect()).not.toBe("");
+    const env = { LAB_CACHE_DIR: root };
+    const list = await runLab(["cache", "list"], { cwd: root, env });
+    expect(list.stdout).toContain(`${name}\t`);
+    const clear = await runLab(["cache", "clear"], { cwd: root, env });
+    expect(clear.code, clear.stderr).toBe(0);
+    expect(clear.stderr).toContain("docker: removed 1 image(s)");
+    expect(inspect()).toBe("");
+    expect(
+      execFileSync("docker", ["images", "--quiet", sandbox], { encoding: "utf8" }).trim(),
+    ).not.toBe("");
+    const after = await runLab(["cache", "list"], { cwd: root, env });
+    expect(after.stdout).not.toContain(name);
+  });
 });
 
 if (unavailable !== null) {
