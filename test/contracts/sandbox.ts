@@ -11,6 +11,7 @@ import {
   mkdtempSync,
   readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from "node:fs";
 import { createServer, type Server } from "node:net";
@@ -159,6 +160,17 @@ export function defineSandboxContract(makeProvider: () => SandboxProvider): void
       expect(result.exitCode).toBe(0);
       expect(result.stdoutTail).toBe(`${host.workTree}\nhello from the host\n`);
       expect(readFileSync(path.join(host.workTree, "inside.txt"), "utf8")).toBe("from inside\n");
+    });
+
+    it("runs as the invoking user, so what it writes in the work tree is the user's on the host", async () => {
+      const sandbox = await open();
+      const result = await sh(sandbox, "id -u; id -g; mkdir made && echo x > made/file.txt");
+      expect(result.exitCode).toBe(0);
+      const [uid, gid] = [process.getuid?.(), process.getgid?.()];
+      expect(result.stdoutTail).toBe(`${String(uid)}\n${String(gid)}\n`);
+      for (const made of ["made", "made/file.txt"]) {
+        expect(statSync(path.join(host.workTree, made))).toMatchObject({ uid, gid });
+      }
     });
 
     it.runIf(existsSync("/dev/shm"))(
