@@ -23,8 +23,8 @@ beforeAll(() => {
   writeFixtureSuite(evalsDir, "fixture", [addTask("alpha")]);
 });
 
-function config(flags: Partial<RunFlags> = {}, file: unknown = {}) {
-  const env = { ...process.env, LAB_CACHE_DIR: sharedCacheDir };
+function config(flags: Partial<RunFlags> = {}, file: unknown = {}, vars: NodeJS.ProcessEnv = {}) {
+  const env = { ...process.env, LAB_CACHE_DIR: sharedCacheDir, ...vars };
   return resolveRunConfig({
     flags: { suite: "fixture", ...flags },
     env,
@@ -99,6 +99,18 @@ describe("sandbox settings", () => {
     });
     expect(() => resolveSettings({}, { ...env, LAB_DOCKER_PACKAGES: "git $(id)" }, root)).toThrow(
       'LAB_DOCKER_PACKAGES names "$(id)", which is not a Debian package name.',
+    );
+  });
+
+  it("take LAB_SANDBOX=docker as --sandbox docker, and a flag over it", () => {
+    const fromEnv = config({}, { defaults: { sandbox: "none" } }, { LAB_SANDBOX: "docker" });
+    expect(fromEnv.sandbox.provider.name).toBe("docker");
+    expect(fromEnv.recorded.sandbox).toMatchObject({
+      provider: "docker",
+      isolatesFilesystem: true,
+    });
+    expect(config({ sandbox: "bwrap" }, {}, { LAB_SANDBOX: "docker" }).sandbox.provider.name).toBe(
+      "bwrap",
     );
   });
 
