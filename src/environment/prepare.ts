@@ -148,7 +148,7 @@ export async function prepareEnvironment(
           uv,
           "pip",
           "install",
-          "--compile-bytecode",
+          ...(uvCompilesBytecodeFor(python.version) ? ["--compile-bytecode"] : []),
           ...pinsArgs,
           ...(buildConstraints.length === 0 ? [] : ["--build-constraints", constraintsFile]),
           "--python",
@@ -171,6 +171,27 @@ export async function prepareEnvironment(
         throw buildError(
           spec,
           `installing the pins failed: ${summarizeUvFailure(install.stderrTail)}`,
+        );
+    }
+    if (spec.pins.length > 0 && !uvCompilesBytecodeFor(python.version)) {
+      // The environment is read-only once built, so its bytecode must be written now.
+      // compileall's status is 1 when any file does not compile (a package's files for
+      // another Python), which uv's compiler also passes over.
+      const compiled = await runCommand(
+        [
+          path.join(staging, "bin", "python"),
+          "-m",
+          "compileall",
+          "-q",
+          sitePackagesOf(staging, python),
+        ],
+        { env, timeoutMs: options.timeoutMs, signal: options.signal },
+      );
+      log.push(compiled.stderrTail);
+      if (compiled.timedOut || (compiled.exitCode !== 0 && compiled.exitCode !== 1))
+        throw buildError(
+          spec,
+          `compiling the pins' bytecode failed: ${lastLine(compiled.stderrTail)}`,
         );
     }
     await writeFile(
@@ -196,6 +217,16 @@ export async function prepareEnvironment(
     built: true,
     pins: spec.pins,
   };
+}
+
+/**
+ * Whether uv's own bytecode compiler runs on this interpreter: its compile script uses
+ * py_compile.PycInvalidationMode, which Python 3.7 added (uv 0.13 fails on 3.6 with
+ * "Bytecode compilation failed"). Older interpreters compile with their own compileall.
+ */
+export function uvCompilesBytecodeFor(version: string): boolean {
+  const [major = 0, minor = 0] = version.split(".").map(Number);
+  return major > 3 || (major === 3 && minor >= 7);
 }
 
 /** Variables of the user's environment that uv is given: its index, cache, certificates and proxies. */
@@ -332,7 +363,21 @@ export async function createGradeEnvironment(
       "status=$?",
       'case " $* " in *" install "*) ;; *) exit $status ;; esac',
       'echo "lab: retrying the install without build isolation" >&2',
-      `exec ${JSON.stringify(prepared.uv)} pip "$@" --no-build-isolation --config-settings editable_mode=compat`,
+      `${JSON.stringify(prepared.uv)} pip "$@" --no-build-isolation --config-settings editable_mode=compat && exit 0`,
+      "status=$?",
+      "# A setuptools older than 40.8 has no PEP 517 backend at all (astropy 1.3's 38.2.4): for an",
+      "# editable install pip then runs `setup.py develop` itself, and so does lab, without deps",
+      "# (the pins are the era's dependencies).",
+      'target=""; previous=""',
+      'for arg in "$@"; do',
+      '  case "$previous" in -e|--editable) target="$arg" ;; esac',
+      '  previous="$arg"',
+      "done",
+      '[ -n "$target" ] || exit $status',
+      'dir="${target%%[*}"',
+      '[ -f "$dir/setup.py" ] || exit $status',
+      'echo "lab: retrying the editable install with setup.py develop, as pip does for a setuptools without PEP 517" >&2',
+      'cd "$dir" && exec python setup.py develop --no-deps',
       "",
     ].join("\n"),
   );

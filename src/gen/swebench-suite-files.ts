@@ -1,3 +1,4 @@
+import { upstreamIssueFor } from "../datasets/index.js";
 import { writeJsonAtomic } from "../store/index.js";
 import { suiteLayout } from "../suite/index.js";
 import type { SwebenchGenResult } from "./swebench.js";
@@ -37,6 +38,12 @@ export async function writeSwebenchSuiteFiles(
       result.dropped,
       new Date().toISOString().slice(0, 10),
       result.passWithoutFix,
+      Object.fromEntries(
+        result.dropped.flatMap((drop) => {
+          const issue = upstreamIssueFor(drop.instance_id);
+          return issue === null ? [] : [[drop.instance_id, issue] as const];
+        }),
+      ),
     ),
   );
 }

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
+import type { UpstreamIssue } from "../datasets/index.js";
 import type { DroppedInstance } from "./swebench.js";
 
 /** The markers between which gen writes its kept and dropped lists in a tier's README. */
@@ -11,6 +12,7 @@ export function renderGenSection(
   dropped: readonly DroppedInstance[],
   when: string,
   passWithoutFix: Readonly<Record<string, readonly string[]>> = {},
+  upstream: Readonly<Record<string, UpstreamIssue>> = {},
 ): string {
   const inScope = dropped.filter(
     (drop) => drop.category !== "out_of_scope" && drop.category !== "no_mirror",
@@ -53,12 +55,19 @@ export function renderGenSection(
     "|---|---|",
     ...inScope.map(
       (drop) =>
-        `| \`${drop.instance_id}\` | ${drop.category}: ${drop.reason.replace(/\|/g, "\\|").replace(/\n/g, " ")} |`,
+        `| \`${drop.instance_id}\` | ${drop.category}: ${drop.reason.replace(/\|/g, "\\|").replace(/\n/g, " ")}${citation(upstream[drop.instance_id])} |`,
     ),
   ];
   if (inScope.length === 0) lines.push("| (none) | |");
   lines.push(GEN_MARKERS.end);
   return lines.join("\n");
+}
+
+/** The sentence that cites an upstream issue reporting the same trouble, if there is one. */
+function citation(issue: UpstreamIssue | undefined): string {
+  return issue === undefined
+    ? ""
+    : ` Upstream's harness too: [${issue.issue}](${issue.url}) (${issue.says}).`;
 }
 
 /** Replaces the generated section of a README (appending one when it has none). */

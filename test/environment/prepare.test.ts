@@ -257,3 +257,31 @@ describe("build constraints of the pins", () => {
     expect(version(plain.sitePackages)).toBeGreaterThanOrEqual(70);
   }, 300_000);
 });
+
+describe("bytecode of the pins", () => {
+  const python36 = existsSync(path.join(pyenvRoot, "versions"))
+    ? readdirSync(path.join(pyenvRoot, "versions")).find((name) => name.startsWith("3.6."))
+    : undefined;
+
+  it.skipIf(python36 === undefined)(
+    "is compiled on Python 3.6 too, whose interpreter uv's compiler does not run on",
+    async () => {
+      const dir = path.join(root, "bytecode36");
+      mkdirSync(path.join(dir, "compiled"), { recursive: true });
+      writeFileSync(
+        path.join(dir, "setup.py"),
+        "import setuptools\nsetuptools.setup(name='compiled', version='1.0', packages=['compiled'])\n",
+      );
+      writeFileSync(path.join(dir, "compiled", "__init__.py"), "VALUE = 1\n");
+      const options = { ...testEnvironment(), cacheDir: path.join(root, "bytecode36-cache") };
+      const built = await prepareEnvironment(
+        { ...spec([`compiled @ file://${dir}`], "3.6"), pinsInstallArgs: ["--compile-bytecode"] },
+        options,
+      );
+      expect(built.python.version).toMatch(/^3\.6\./);
+      const cache = readdirSync(path.join(built.sitePackages, "compiled", "__pycache__"));
+      expect(cache).toContain("__init__.cpython-36.pyc");
+    },
+    300_000,
+  );
+});

@@ -129,3 +129,54 @@ describe("stand-ins for the cached environment's packages", () => {
     expect(existsSync(path.join(real, "METADATA"))).toBe(true);
   });
 });
+
+describe("the pip of a grade's environment", () => {
+  const python36 = readdirSync(
+    path.join(
+      process.env.PYENV_ROOT ?? path.join(process.env.HOME ?? "/root", ".pyenv"),
+      "versions",
+    ),
+  ).find((name) => name.startsWith("3.6."));
+
+  it.skipIf(python36 === undefined)(
+    "installs a project editable with setup.py develop, as pip does, when the era's setuptools has no PEP 517 backend (38.2.4, astropy 1.3's)",
+    async () => {
+      const options = testEnvironment();
+      const prepared = await prepareEnvironment(
+        { ...spec, python: "3.6", pins: ["setuptools==38.2.4"] },
+        options,
+      );
+      const dir = path.join(root, "legacy-setuptools");
+      const project = path.join(dir, "project");
+      mkdirSync(path.join(project, "oldproj"), { recursive: true });
+      writeFileSync(path.join(project, "oldproj", "__init__.py"), "VALUE = 38\n");
+      writeFileSync(
+        path.join(project, "setup.py"),
+        "from setuptools import setup\nsetup(name='oldproj', version='0.1', packages=['oldproj'], extras_require={'test': []})\n",
+      );
+      const gradeEnv = await createGradeEnvironment(prepared, dir, {
+        ...options,
+        timeoutMs: 120_000,
+      });
+      const install = await runCommand(["bash", "-c", "pip install -e .[test] --verbose"], {
+        cwd: project,
+        env: { ...gradeEnv.env, UV_CACHE_DIR: path.join(dir, "uv-cache") },
+        timeoutMs: 300_000,
+      });
+      expect(install.exitCode, install.stderrTail).toBe(0);
+      expect(install.stderrTail).toContain("retrying the editable install with setup.py develop");
+      const check = await runCommand(
+        [
+          path.join(gradeEnv.venv, "bin", "python"),
+          "-c",
+          "import oldproj, setuptools; print(oldproj.VALUE, oldproj.__file__, setuptools.__version__)",
+        ],
+        { cwd: dir, env: gradeEnv.env, timeoutMs: 30_000, captureStdout: true },
+      );
+      expect((check.stdout ?? "").trim()).toBe(
+        `38 ${path.join(project, "oldproj", "__init__.py")} 38.2.4`,
+      );
+    },
+    300_000,
+  );
+});

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Grade, ValidationProof } from "../../src/core/index.js";
 import { classifyProofs } from "../../src/gen/drop-reasons.js";
 import { judgeProof } from "../../src/gen/prove.js";
+import { upstreamIssueFor } from "../../src/datasets/index.js";
 import { renderGenSection } from "../../src/gen/tier-readme.js";
 
 function grade(fields: Partial<Grade>): Grade {
@@ -154,5 +155,21 @@ describe("judgeProof", () => {
     );
     expect(section).toContain("| `a__b-2` | flaky: flips |");
     expect(section).not.toContain("| `django__django-1`");
+  });
+
+  it("cites the upstream issue that reports a dropped instance's trouble in upstream's harness too", () => {
+    const issue = upstreamIssueFor("psf__requests-863");
+    expect(issue?.issue).toBe("SWE-bench/SWE-bench#24");
+    expect(upstreamIssueFor("psf__requests-2317")).toBeNull();
+    const drop = {
+      instance_id: "psf__requests-863",
+      repo: "psf/requests",
+      category: "passes_without_fix" as const,
+      reason: "every FAIL_TO_PASS test passes without the fix: t.py::a",
+    };
+    const section = renderGenSection([], [drop], "2026-01-01", {}, { "psf__requests-863": issue! });
+    expect(section).toContain(
+      "| `psf__requests-863` | passes_without_fix: every FAIL_TO_PASS test passes without the fix: t.py::a Upstream's harness too: [SWE-bench/SWE-bench#24](https://github.com/SWE-bench/SWE-bench/issues/24) (its FAIL_TO_PASS tests pass before the gold patch is applied). |",
+    );
   });
 });

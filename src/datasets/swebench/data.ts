@@ -135,3 +135,26 @@ export function testListsFor(
 ): { FAIL_TO_PASS: string[]; PASS_TO_PASS: string[] } | null {
   return load().testLists[instanceId] ?? null;
 }
+
+const upstreamIssuesSchema = z.object({
+  instances: z.record(
+    z.string(),
+    z.object({ issue: z.string(), url: z.string(), says: z.string() }),
+  ),
+});
+
+/** A public upstream issue that reports an instance's trouble in upstream's own harness. */
+export type UpstreamIssue = z.output<typeof upstreamIssuesSchema>["instances"][string];
+
+let upstreamIssues: z.output<typeof upstreamIssuesSchema> | null = null;
+
+/** The upstream issue that reports an instance's trouble, or null when lab knows of none. */
+export function upstreamIssueFor(instanceId: string): UpstreamIssue | null {
+  if (upstreamIssues === null) {
+    const file = path.join(SWEBENCH_DATA_DIR, "upstream-issues.json");
+    upstreamIssues = existsSync(file)
+      ? upstreamIssuesSchema.parse(JSON.parse(readFileSync(file, "utf8")))
+      : { instances: {} };
+  }
+  return upstreamIssues.instances[instanceId] ?? null;
+}
