@@ -3,6 +3,7 @@ import { constants, existsSync } from "node:fs";
 import { mkdir, mkdtemp, open, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
 import {
   LabError,
   type LimitEnforcement,
@@ -34,6 +35,10 @@ const SHM_SIZE = "256m";
 
 /** The init's own processes (itself and its stdin watcher), added to the process limit. */
 const INIT_PROCESSES = 2;
+
+/** How often, and how far apart, the time limit's SIGTERM is tried on a container still starting. */
+const TERM_RETRIES = 40;
+const TERM_RETRY_MS = 100;
 
 /** What a docker provider is made from. */
 export interface DockerProviderOptions {
@@ -284,14 +289,21 @@ async function createDockerSandbox(
         status: null,
         killedByLab: false,
       };
-      const killContainer = async (signal?: string): Promise<void> => {
-        if (signal === undefined) {
-          ended.killedByLab = true;
-          leftovers.add(name);
+      const killContainer = async (): Promise<void> => {
+        ended.killedByLab = true;
+        leftovers.add(name);
+        await cli.run(["kill", name], { timeoutMs: 30_000 });
+      };
+      // A time limit that strikes while the container is still starting (a short limit on a
+      // loaded engine) would find nothing to signal: the SIGTERM is sent again until the
+      // container takes it, or the command has ended (the kill after the grace is the backstop).
+      let clientRunning = true;
+      const terminateContainer = async (): Promise<void> => {
+        for (let tries = 0; clientRunning && tries < TERM_RETRIES; tries++) {
+          const sent = await cli.run(["kill", "--signal", "TERM", name], { timeoutMs: 30_000 });
+          if (sent.exitCode === 0) return;
+          await delay(TERM_RETRY_MS);
         }
-        await cli.run(["kill", ...(signal === undefined ? [] : ["--signal", signal]), name], {
-          timeoutMs: 30_000,
-        });
       };
       const result = await confinement.run(
         [
@@ -320,14 +332,15 @@ async function createDockerSandbox(
         diskRoots,
         {
           holdStdin: true,
-          terminate: () => killContainer("TERM"),
-          kill: () => killContainer(),
+          terminate: terminateContainer,
+          kill: killContainer,
           async limitEvents() {
             ended.status = await readStatus(statusFile);
             return ended.status ?? { oomKills: 0, forkRefusals: 0 };
           },
         },
       );
+      clientRunning = false;
       if (inputFile !== "") await rm(inputFile, { force: true });
       if (result.exitCode === null) leftovers.add(name);
       // Killed by lab before its init could finish: a kill, whichever process exited first.
