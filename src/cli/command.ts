@@ -1,10 +1,19 @@
 import { parseArgs } from "node:util";
 import { UsageError } from "../core/index.js";
 
+/** A stream a command writes to; a terminal also says its size. */
+export interface OutputStream {
+  write(text: string): unknown;
+  readonly isTTY?: boolean | undefined;
+  /** The terminal's width and height, when it is one. */
+  readonly columns?: number | undefined;
+  readonly rows?: number | undefined;
+}
+
 /** Where a command reads and writes: injected so tests call the CLI in-process. */
 export interface CliIO {
-  readonly stdout: { write(text: string): unknown; isTTY?: boolean | undefined };
-  readonly stderr: { write(text: string): unknown; isTTY?: boolean | undefined };
+  readonly stdout: OutputStream;
+  readonly stderr: OutputStream;
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Where answers to questions come from (`lab review` on a terminal); absent in most tests. */
@@ -64,29 +73,55 @@ export function parseCommandArgs(def: CommandDef, argv: readonly string[]): Pars
   }
   let parsed;
   try {
-    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: joinNegativeValues(argv, options),
+      options,
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
     const message = (error as Error).message.replace(
       /\. To specify a positional argument starting with a '-'.*$/s,
       ".",
     );
-    throw new UsageError(
-      message.replace(/^Unknown option/, "Unknown option"),
-      `Run \`lab ${def.name} --help\` for the options.`,
-    );
+    throw new UsageError(message.replace(/^Unknown option/, "Unknown option"));
   }
   const range = def.positionals ?? { min: 0, max: 0 };
   if (parsed.values.help !== true) {
     if (parsed.positionals.length < range.min)
       throw new UsageError(`Missing argument: lab ${def.usage}`);
     if (parsed.positionals.length > range.max) {
-      throw new UsageError(
-        `Unexpected argument "${String(parsed.positionals[range.max])}".`,
-        `Run \`lab ${def.name} --help\` for the usage.`,
-      );
+      throw new UsageError(`Unexpected argument "${String(parsed.positionals[range.max])}".`);
     }
   }
   return { values: parsed.values as ParsedArgs["values"], positionals: parsed.positionals };
+}
+
+/**
+ * `--concurrency -1` as `--concurrency=-1`: parseArgs takes a value that starts with a dash for
+ * an option, so the option's own check could never say what is wrong with the number.
+ */
+function joinNegativeValues(
+  argv: readonly string[],
+  options: Readonly<Record<string, { type: "string" | "boolean" }>>,
+): string[] {
+  const takesValue = new Set(
+    Object.entries(options)
+      .filter(([, option]) => option.type === "string")
+      .map(([name]) => `--${name}`),
+  );
+  const joined: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i] ?? "";
+    const next = argv[i + 1];
+    if (takesValue.has(token) && next !== undefined && /^-[\d.]/.test(next)) {
+      joined.push(`${token}=${next}`);
+      i++;
+    } else {
+      joined.push(token);
+    }
+  }
+  return joined;
 }
 
 /** The help text of a command. */
@@ -116,7 +151,10 @@ export function stringOption(args: ParsedArgs, name: string): string | undefined
   return typeof value === "string" ? value : undefined;
 }
 
-/** Reads a repeatable string option, splitting comma-separated values. */
+/**
+ * Reads a repeatable string option, splitting comma-separated values. An option given with
+ * nothing in it (`--tasks ""`, usually an unset shell variable) is an error, never "all".
+ */
 export function listOption(args: ParsedArgs, name: string): string[] | undefined {
   const value = args.values[name];
   if (value === undefined || typeof value === "boolean") return undefined;
@@ -124,7 +162,13 @@ export function listOption(args: ParsedArgs, name: string): string[] | undefined
     .flatMap((item) => item.split(","))
     .map((item) => item.trim())
     .filter((item) => item !== "");
-  return list.length === 0 ? undefined : list;
+  if (list.length === 0) {
+    throw new UsageError(
+      `--${name} was given an empty value.`,
+      `An unset shell variable is the usual cause; name at least one value, or leave --${name} out.`,
+    );
+  }
+  return list;
 }
 
 /** Reads a boolean flag. */

@@ -145,7 +145,7 @@ export async function genRepo(suite: string, args: ParsedArgs, io: CliIO): Promi
       signal: io.signal,
     },
     reporter,
-  );
+  ).finally(() => reporter.close?.());
   if (io.signal.aborted) return 130;
   io.stdout.write(`${result.report}\n`);
   io.stdout.write(

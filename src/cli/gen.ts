@@ -39,7 +39,7 @@ export const genCommand = defineCommand({
       type: "string",
       value: "IDS",
       multiple: true,
-      description: "Only these task ids (proving an existing suite)",
+      description: "Only these task ids (swebench: these instances, as --instances)",
     },
     dataset: {
       type: "string",
@@ -183,9 +183,15 @@ async function genSwebench(
   const suiteDir = path.join(evalsRoot, suite);
   const layout = suiteLayout(suiteDir);
   const limitArg = stringOption(args, "limit");
-  const instances = listOption(args, "instances");
+  // A swebench suite's task ids are its instance ids: --tasks selects them as --instances does.
+  const named = { instances: listOption(args, "instances"), tasks: listOption(args, "tasks") };
+  if (named.instances !== undefined && named.tasks !== undefined)
+    throw new UsageError("--instances and --tasks name the same thing here; give one of them.");
+  const instances = named.instances ?? named.tasks;
   if (instances !== undefined && (limitArg !== undefined || flagOption(args, "all")))
-    throw new UsageError("--instances selects exactly; it does not go with --limit or --all.");
+    throw new UsageError(
+      `--${named.instances === undefined ? "tasks" : "instances"} selects exactly; it does not go with --limit or --all.`,
+    );
   const reporter = createReporter(displayFrom(args), io.stderr, io.env);
   const mirrors = stringOption(args, "mirrors") ?? io.env.LAB_MIRRORS;
   const result = await generateSwebench(
@@ -220,7 +226,7 @@ async function genSwebench(
       signal: io.signal,
     },
     reporter,
-  );
+  ).finally(() => reporter.close?.());
   if (io.signal.aborted) return 130;
   await writeSwebenchSuiteFiles(suiteDir, result, {
     name: suite,
@@ -247,6 +253,7 @@ async function genSwebench(
 
 async function proveExistingSuite(name: string, args: ParsedArgs, io: CliIO): Promise<number> {
   const settings = settingsFrom(args, io);
+  const reporter = createReporter(displayFrom(args), io.stderr, io.env);
   const suite = await loadSuite(name, { evalsDir: settings.evalsDir, cwd: io.cwd });
   const { proofs, proofFile } = await proveSuite(suite, {
     taskIds: listOption(args, "tasks"),
@@ -255,12 +262,8 @@ async function proveExistingSuite(name: string, args: ParsedArgs, io: CliIO): Pr
     labVersion: LAB_VERSION,
     testTimeoutMs: parseDuration(stringOption(args, "test-timeout") ?? "30m", "--test-timeout"),
     signal: io.signal,
-    onProof: (proof, done, total) => {
-      io.stderr.write(
-        `[${String(done)}/${String(total)}] ${proof.taskId}: ${proof.valid ? "proven" : `NOT proven: ${String(proof.reason)}`}\n`,
-      );
-    },
-  });
+    reporter,
+  }).finally(() => reporter.close?.());
   const failed = proofs.filter((proof) => !proof.valid);
   io.stdout.write(
     `${String(proofs.length - failed.length)}/${String(proofs.length)} task(s) of ${suite.name} proven; proof in ${proofFile}\n`,

@@ -3,6 +3,7 @@ import { killAllChildren } from "../process/index.js";
 import { cacheCommand } from "./cache.js";
 import { calibrateCommand } from "./calibrate.js";
 import { parseCommandArgs, renderCommandHelp, type CliIO, type CommandDef } from "./command.js";
+import { planCommand } from "./plan.js";
 import { genCommand } from "./gen.js";
 import { gradeCommand } from "./grade.js";
 import { reportCommand } from "./report.js";
@@ -10,6 +11,7 @@ import { reviewCommand } from "./review.js";
 import { runCommand } from "./run.js";
 import { scenariosCommand } from "./scenarios.js";
 import { LAB_VERSION } from "./shared.js";
+import { clearLiveDisplays } from "../ui/index.js";
 import { toolsCommand } from "./tools.js";
 
 /** Every subcommand, in the order help lists them. */
@@ -18,6 +20,7 @@ export const COMMANDS: readonly CommandDef[] = [
   scenariosCommand,
   runCommand,
   reportCommand,
+  planCommand,
   reviewCommand,
   calibrateCommand,
   gradeCommand,
@@ -41,7 +44,7 @@ function renderMainHelp(): string {
     "Quick start:",
     "  lab run gold --suite starter && lab run noop --suite starter && lab report --suite starter",
     "",
-    "Run `lab <command> --help` for a command's options.",
+    "Run `lab <command> --help` (or `lab help <command>`) for a command's options.",
     "",
   ].join("\n");
 }
@@ -53,11 +56,15 @@ function renderMainHelp(): string {
  */
 export async function main(argv: readonly string[], io: CliIO): Promise<number> {
   const [first, ...rest] = argv;
+  if (first === "help" && rest.length > 0) {
+    // `lab help run` is `lab run --help`.
+    return main([...rest.slice(0, 1), "--help"], io);
+  }
   if (first === undefined || first === "--help" || first === "-h" || first === "help") {
     io.stdout.write(renderMainHelp());
     return first === undefined ? 2 : 0;
   }
-  if (first === "--version" || first === "-v") {
+  if (first === "--version" || first === "-v" || first === "-V") {
     io.stdout.write(`${LAB_VERSION}\n`);
     return 0;
   }
@@ -78,9 +85,10 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
   } catch (error) {
     if (io.signal.aborted && isLabError(error) && error.code === "CANCELLED") return 130;
     if (error instanceof UsageError) {
-      io.stderr.write(
-        `lab ${command.name}: ${error.message}\n${error.hint === undefined ? "" : `${error.hint}\n`}\n${renderCommandHelp(command)}`,
-      );
+      // The error and one line on where the usage is, not the whole help.
+      const help = `Run \`lab ${command.name} --help\` for the usage.`;
+      const hint = error.hint === undefined || error.hint === help ? "" : `${error.hint}\n`;
+      io.stderr.write(`lab ${command.name}: ${error.message}\n${hint}${help}\n`);
       return 2;
     }
     if (isLabError(error)) {
@@ -97,6 +105,30 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
   }
 }
 
+/**
+ * A standard stream whose reader may go away (`lab tools list | head -1`): once it has, writes
+ * are dropped instead of crashing lab with EPIPE, and the command ends as it would have.
+ */
+function quietWhenClosed(stream: NodeJS.WriteStream): CliIO["stdout"] {
+  let isClosed = false;
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") isClosed = true;
+    else throw error;
+  });
+  return {
+    write: (text: string) => (isClosed ? false : stream.write(text)),
+    get isTTY() {
+      return stream.isTTY;
+    },
+    get columns() {
+      return stream.columns;
+    },
+    get rows() {
+      return stream.rows;
+    },
+  };
+}
+
 /** The executable's entry: real argv and streams, Ctrl-C cancels the run (a second one forces). */
 export async function run(): Promise<void> {
   const controller = new AbortController();
@@ -104,6 +136,7 @@ export async function run(): Promise<void> {
   const onSignal = (): void => {
     interrupts++;
     if (interrupts === 1) {
+      clearLiveDisplays();
       process.stderr.write(
         "\nlab: interrupted; stopping (finished trials are kept, rerun the same command to resume). Press Ctrl-C again to force.\n",
       );
@@ -116,8 +149,8 @@ export async function run(): Promise<void> {
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   const code = await main(process.argv.slice(2), {
-    stdout: process.stdout,
-    stderr: process.stderr,
+    stdout: quietWhenClosed(process.stdout),
+    stderr: quietWhenClosed(process.stderr),
     cwd: process.cwd(),
     env: process.env,
     stdin: process.stdin,

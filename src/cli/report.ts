@@ -1,5 +1,7 @@
 import path from "node:path";
-import { UsageError } from "../core/index.js";
+import { isLabError, LabError, UsageError } from "../core/index.js";
+import type { LabSettings } from "../config/index.js";
+import { listSuites } from "../suite/index.js";
 import {
   buildReport,
   loadReport,
@@ -8,9 +10,10 @@ import {
   renderReportHtml,
   renderReportMarkdown,
   renderSwebenchReport,
+  reportJson,
   type SwebenchRunReport,
 } from "../report/index.js";
-import { readTrialResults, writeFileAtomic } from "../store/index.js";
+import { listRuns, readTrialResults, writeFileAtomic } from "../store/index.js";
 import { defineCommand, flagOption, listOption, stringOption, type ParsedArgs } from "./command.js";
 import { commonOptions, LAB_VERSION, settingsFrom, suiteFrom } from "./shared.js";
 
@@ -44,6 +47,35 @@ function levelFrom(args: ParsedArgs): number {
   return level;
 }
 
+/**
+ * "No runs of suite typo" becomes "Unknown suite", as `lab run` says it, when no suite of
+ * that name exists either; the hint lists the suites that have runs and those on disk.
+ */
+async function unknownSuiteOr(
+  error: unknown,
+  suite: string,
+  settings: LabSettings,
+  cwd: string,
+): Promise<unknown> {
+  if (!isLabError(error) || error.code !== "RUN_NOT_FOUND") return error;
+  const onDisk = listSuites({ evalsDir: settings.evalsDir, cwd });
+  if (onDisk.includes(suite)) return error;
+  const withRuns = [...new Set((await listRuns(settings.runsDir)).map((run) => run.record.suite))];
+  return new LabError(
+    "SUITE_NOT_FOUND",
+    `Unknown suite "${suite}": no runs of it in ${settings.runsDir}, and no such suite on disk.`,
+    {
+      hint:
+        [
+          withRuns.length > 0 ? `Suites with runs: ${withRuns.sort().join(", ")}.` : "",
+          onDisk.length > 0 ? `Suites here: ${onDisk.join(", ")}.` : "",
+        ]
+          .filter((part) => part !== "")
+          .join(" ") || "Check the name, or --runs-dir.",
+    },
+  );
+}
+
 /** `lab report --suite S`. */
 export const reportCommand = defineCommand({
   name: "report",
@@ -57,7 +89,8 @@ export const reportCommand = defineCommand({
       type: "string",
       value: "ID",
       multiple: true,
-      description: "Only these runs (default: the latest run of each tool)",
+      description:
+        "Only these runs (default: each tool's latest completed run; a tool is its name and command line, or its --label)",
     },
     slice: {
       type: "string",
@@ -80,7 +113,7 @@ export const reportCommand = defineCommand({
       type: "string",
       value: "F",
       description:
-        "markdown (default), json (as --json), json-full (the whole report: comparisons, slices, pass@k, per-task records), csv, or swebench (upstream's run report: resolved_ids, unresolved_ids, empty_patch_ids, error_ids and counts)",
+        "markdown (default), json (as --json), json-full (the whole report: the runs read, comparisons, slices, pass@k, per-task records), csv, or swebench (upstream's run report per run, keyed by run id: resolved_ids, unresolved_ids, empty_patch_ids, error_ids and counts)",
     },
     html: {
       type: "string",
@@ -90,10 +123,13 @@ export const reportCommand = defineCommand({
     },
     ...commonOptions,
   },
-  details: `Infrastructure errors are counted apart and left out of every rate. Intervals are 95%:
-Wilson over trials, and a seeded bootstrap over tasks. Tools are compared on the tasks both
-attempted: McNemar's exact test with one trial per task, else Wilcoxon's signed-rank test on
-per-task resolve rates, Holm-adjusted when more than two tools are compared.
+  details: `Every report starts with the runs it read: run id, tool and version, status, trials done
+out of planned, when. Infrastructure errors are counted apart and left out of every rate.
+Intervals are 95%: Wilson over trials, and a seeded bootstrap over tasks. Tools are compared on
+the tasks both attempted: McNemar's exact test with one trial per task, else Wilcoxon's
+signed-rank test on per-task resolve rates, Holm-adjusted when more than two tools are
+compared; each pair also says the smallest difference it could detect at 80% power
+(\`lab plan\` plans a suite for one).
 
 Examples:
   lab report --suite starter
@@ -105,7 +141,12 @@ Examples:
     const format = formatFrom(args);
     const level = levelFrom(args);
     const settings = settingsFrom(args, io);
-    const loaded = await loadReport(settings.runsDir, suite, listOption(args, "run-id"));
+    const runIds = listOption(args, "run-id");
+    const loaded = await loadReport(settings.runsDir, suite, runIds).catch(
+      async (error: unknown) => {
+        throw runIds === undefined ? await unknownSuiteOr(error, suite, settings, io.cwd) : error;
+      },
+    );
     const report = buildReport(suite, loaded.runs, loaded.tasks, {
       level,
       slices: listOption(args, "slice") ?? [],
@@ -136,16 +177,16 @@ Examples:
           Object.keys(loaded.tasks),
         );
       }
-      const only = Object.values(documents);
-      io.stdout.write(`${JSON.stringify(only.length === 1 ? only[0] : documents, null, 2)}\n`);
+      // One shape however many runs: run id to its document.
+      io.stdout.write(`${JSON.stringify(documents, null, 2)}\n`);
       return 0;
     }
     const summaries = report.tools.map((tool) => tool.summary);
     const output =
       format === "json"
-        ? `${JSON.stringify(summaries, null, 2)}\n`
+        ? `${reportJson(summaries)}\n`
         : format === "json-full"
-          ? `${JSON.stringify(report, null, 2)}\n`
+          ? `${reportJson(report)}\n`
           : format === "csv"
             ? renderCsv(summaries)
             : renderReportMarkdown(report);

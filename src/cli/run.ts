@@ -67,6 +67,12 @@ export const runCommand = defineCommand({
       value: "ID",
       description: "Name of the run folder (default: SUITE-TOOL); an existing run is resumed",
     },
+    label: {
+      type: "string",
+      value: "NAME",
+      description:
+        "The name reports give this run's tool (default: the tool's name; two command lines are two tools either way)",
+    },
     predictions: {
       type: "string",
       value: "FILE",
@@ -173,6 +179,7 @@ Examples:
         timeout: stringOption(args, "timeout"),
         testTimeout: stringOption(args, "test-timeout"),
         runId: stringOption(args, "run-id"),
+        label: stringOption(args, "label"),
         keep: flagOption(args, "keep"),
         sandbox: stringOption(args, "sandbox"),
         noNetwork: flagOption(args, "no-network"),
@@ -188,7 +195,7 @@ Examples:
       signal: io.signal,
     });
     const reporter = createReporter(displayFrom(args), io.stderr, io.env);
-    const result = await runSuite(config, reporter, io.signal);
+    const result = await runSuite(config, reporter, io.signal).finally(() => reporter.close?.());
     return result.status === "cancelled" ? 130 : 0;
   },
 });

@@ -12,7 +12,7 @@ import { environmentOptions } from "../config/index.js";
 import { UsageError } from "../core/index.js";
 import { BUILTIN_TOOLS } from "../tools/index.js";
 import { defineCommand, flagOption, stringOption } from "./command.js";
-import { configFrom, configOption, settingsFrom } from "./shared.js";
+import { alignColumns, configFrom, configOption, settingsFrom } from "./shared.js";
 
 /** `lab tools list|install`. */
 export const toolsCommand = defineCommand({
@@ -71,18 +71,23 @@ Examples:
         for (const row of rows) io.stdout.write(`${JSON.stringify(row)}\n`);
         return 0;
       }
-      const width = Math.max(...rows.map((row) => row.name.length));
+      // Credentials last: the one column whose width varies a lot.
+      const table: string[][] = [["TOOL", "KIND", "INSTALLED", "PINNED", "CREDENTIALS"]];
       for (const row of rows) {
-        const detail =
-          row.kind === "builtin"
-            ? "built in"
-            : row.kind === "command"
-              ? `command: ${row.command}`
-              : row.installed === null
-                ? `not installed (lab tools install ${row.name}; pins ${row.package})`
-                : `${row.installed} installed; credentials ${row.credentials}`;
-        io.stdout.write(`${row.name.padEnd(width)}  ${detail}\n`);
+        if (row.kind === "builtin") table.push([row.name, "built in", "-", "-", "-"]);
+        else if (row.kind === "command")
+          table.push([row.name, "command", "-", "-", `- (command: ${row.command})`]);
+        else
+          table.push([
+            row.name,
+            "agent",
+            row.installed ?? `no (lab tools install ${row.name})`,
+            row.package,
+            // Two names of each group say enough in a table; --json has them all.
+            row.credentials.replace(/((?:\w+ or ){2})\w+(?: or \w+)*/g, "$1…"),
+          ]);
       }
+      io.stdout.write(alignColumns(table));
       const others = listInstalled(settings.toolsDir).filter((entry) => !entry.current);
       if (others.length > 0) {
         io.stderr.write(

@@ -30,20 +30,30 @@ const agentSchema = z
   })
   .strict();
 
+/** What a tool's name in lab.config.json must look like: it becomes part of run ids and folders. */
+const TOOL_NAME = /^[a-z0-9][a-z0-9._-]*$/;
+
 /** What lab.config.json may hold. */
 export const configFileSchema = z
   .object({
     $schema: z.string().optional(),
     tools: z
-      .record(
-        z
-          .string()
-          .regex(
-            /^[a-z0-9][a-z0-9._-]*$/,
-            "tool names are lower-case letters, digits, '.', '_' or '-'",
-          ),
-        toolSchema,
-      )
+      .record(z.string(), toolSchema)
+      .superRefine((tools, ctx) => {
+        // A key check of z.record says only "Invalid key in record"; this names the rule.
+        for (const name of Object.keys(tools)) {
+          if (TOOL_NAME.test(name)) continue;
+          const suggestion = name
+            .toLowerCase()
+            .replace(/[^a-z0-9._-]+/g, "-")
+            .replace(/^[._-]+/, "");
+          ctx.addIssue({
+            code: "custom",
+            path: [name],
+            message: `"${name}" is not a tool name: tool names are lower-case letters, digits, '.', '_' and '-', starting with a letter or digit${TOOL_NAME.test(suggestion) ? ` (e.g. "${suggestion}")` : ""}`,
+          });
+        }
+      })
       .default({}),
     agents: z.record(z.string(), agentSchema).default({}),
     /** Model prices in USD per million tokens, laid over lab's defaults (src/agents/pricing.ts). */

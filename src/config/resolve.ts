@@ -209,6 +209,8 @@ export interface RunFlags {
   readonly timeout?: string | undefined;
   readonly testTimeout?: string | undefined;
   readonly runId?: string | undefined;
+  /** --label: the name reports give the run's tool. */
+  readonly label?: string | undefined;
   readonly keep?: boolean | undefined;
   /** --sandbox: bwrap (default), docker or none. */
   readonly sandbox?: string | undefined;
@@ -302,6 +304,7 @@ export function resolveRunConfig(options: {
     trials: resolvedTrials,
     concurrency: resolvedConcurrency,
     runId,
+    ...(flags.label === undefined ? {} : { label: checkLabel(flags.label) }),
     runsDir: settings.runsDir,
     limits,
     sandbox,
@@ -325,6 +328,16 @@ export function resolveRunConfig(options: {
       },
     },
   });
+}
+
+/** A --label: one short line a report can show as a tool's name. */
+function checkLabel(label: string): string {
+  const trimmed = label.trim();
+  if (trimmed === "" || trimmed.length > 60 || /[\n\r\t]/.test(trimmed))
+    throw new UsageError(
+      `--label expects a short name for the run's tool (1 to 60 characters on one line); got ${JSON.stringify(label)}.`,
+    );
+  return trimmed;
 }
 
 /** Default limits of a trial's sandbox; memory is unlimited unless asked for (docs/design/sandbox.md). */

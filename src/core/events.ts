@@ -35,7 +35,38 @@ export type RunEvent =
       readonly status: RunStatus;
       readonly summary: RunSummary;
     }
-  | { readonly type: "log"; readonly level: "info" | "warn"; readonly message: string };
+  | { readonly type: "log"; readonly level: "info" | "warn"; readonly message: string }
+  | ProofEvent;
+
+/**
+ * What `lab gen` tells its reporter as it proves tasks, the way a run tells of its trials: a
+ * proof is the gold patch and no change graded, once or several times.
+ */
+export type ProofEvent =
+  | {
+      readonly type: "proof:start";
+      readonly suite: string;
+      /** Tasks (or instances, or mined changes) this invocation will prove. */
+      readonly total: number;
+    }
+  | { readonly type: "proof:task:start"; readonly taskId: string }
+  | {
+      readonly type: "proof:task:phase";
+      readonly taskId: string;
+      /** "fetch", "gold: install", "no change: tests", "run 2/3 gold: tests", ... */
+      readonly phase: string;
+    }
+  | {
+      readonly type: "proof:task:end";
+      readonly taskId: string;
+      /** Proven (and kept). */
+      readonly kept: boolean;
+      /** The line a log shows for it, e.g. "alpha: proven" or "x: dropped: why". */
+      readonly message: string;
+      readonly done: number;
+      readonly total: number;
+    }
+  | { readonly type: "proof:end"; readonly kept: number; readonly dropped: number };
 
 /** Counts over a run's finished trials. */
 export interface RunSummary {
@@ -48,4 +79,6 @@ export interface RunSummary {
 /** Receives run events; ui/ implements tty, plain, json and silent reporters. */
 export interface Reporter {
   emit(event: RunEvent): void;
+  /** Stops whatever the reporter keeps drawing (a live display); safe to call twice. */
+  close?(): void;
 }

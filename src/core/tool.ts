@@ -31,6 +31,8 @@ export interface ToolContext {
 export interface ToolReport {
   readonly exit: Omit<ToolExit, "strayProcesses">;
   readonly telemetry: Telemetry;
+  /** What was wrong with what the tool left (its telemetry file), for the run's log. */
+  readonly warnings?: readonly string[];
 }
 
 /** A coding agent under test, or a baseline, behind one interface. */

@@ -212,8 +212,24 @@ export interface RunRecord {
   readonly labVersion: string;
   readonly trials: number;
   readonly taskIds: readonly string[];
+  /** The settings the run was started with; a resume keeps them and records its own in `resumes`. */
   readonly config: Readonly<Record<string, unknown>>;
   readonly status: RunStatus;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** The name reports give the run's tool (`lab run --label`); the tool's name when absent. */
+  readonly label?: string | undefined;
+  /** Each later invocation that resumed the run, oldest first. */
+  readonly resumes?: readonly RunResume[] | undefined;
+}
+
+/** One invocation that resumed a run, as run.json records it. */
+export interface RunResume {
+  /** ISO time it started. */
+  readonly at: string;
+  /** Its settings, as `config` holds the first invocation's. */
+  readonly config: Readonly<Record<string, unknown>>;
+  /** The tool's version it found. */
+  readonly toolVersion: string;
+  readonly labVersion: string;
 }

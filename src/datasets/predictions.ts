@@ -27,30 +27,10 @@ export function readPredictions(file: string): PredictionsFile {
       hint: "Pass --predictions FILE (.json or .jsonl in SWE-bench's format).",
     });
   const text = readFileSync(file, "utf8");
-  let entries: unknown[];
-  try {
-    if (path.extname(file).toLowerCase() === ".jsonl") {
-      entries = text
-        .split("\n")
-        .filter((line) => line.trim() !== "")
-        .map((line) => JSON.parse(line) as unknown);
-    } else {
-      const parsed = JSON.parse(text) as unknown;
-      entries = Array.isArray(parsed)
-        ? parsed
-        : typeof parsed === "object" && parsed !== null
-          ? Object.values(parsed)
-          : [];
-    }
-  } catch (error) {
-    throw new LabError(
-      "CONFIG_INVALID",
-      `Predictions file ${file} is not valid JSON: ${(error as Error).message}.`,
-      { hint: "Use a JSON list or JSONL of {instance_id, model_name_or_path, model_patch}." },
-    );
-  }
+  const isJsonl = path.extname(file).toLowerCase() === ".jsonl";
+  const entries = isJsonl ? parseJsonLines(file, text) : parseJsonList(file, text);
   const byId = new Map<string, Prediction>();
-  entries.forEach((entry, index) => {
+  entries.forEach(({ entry, line }) => {
     const record = (typeof entry === "object" && entry !== null ? entry : {}) as Record<
       string,
       unknown
@@ -58,14 +38,14 @@ export function readPredictions(file: string): PredictionsFile {
     if (typeof record.instance_id !== "string" || record.instance_id === "") {
       throw new LabError(
         "CONFIG_INVALID",
-        `Predictions file ${file}: entry ${String(index + 1)} has no instance_id.`,
+        `Predictions file ${file}, line ${String(line)}: the prediction has no instance_id.`,
         { hint: "Every prediction needs instance_id, model_name_or_path and model_patch." },
       );
     }
     if (byId.has(record.instance_id))
       throw new LabError(
         "CONFIG_INVALID",
-        `Predictions file ${file} has two predictions for ${record.instance_id}.`,
+        `Predictions file ${file}, line ${String(line)}: a second prediction for ${record.instance_id}.`,
       );
     byId.set(record.instance_id, {
       instance_id: record.instance_id,
@@ -83,6 +63,108 @@ export function readPredictions(file: string): PredictionsFile {
     byId,
     fingerprint: createHash("sha256").update(text).digest("hex").slice(0, 12),
   };
+}
+
+const FORMAT_HINT =
+  "Use a JSON list (.json) or one JSON object per line (.jsonl) of {instance_id, model_name_or_path, model_patch}.";
+
+/** Each non-blank line of a .jsonl file as one prediction; an error names the line. */
+function parseJsonLines(file: string, text: string): { entry: unknown; line: number }[] {
+  const entries: { entry: unknown; line: number }[] = [];
+  text.split("\n").forEach((content, index) => {
+    if (content.trim() === "") return;
+    try {
+      entries.push({ entry: JSON.parse(content) as unknown, line: index + 1 });
+    } catch (error) {
+      throw new LabError(
+        "CONFIG_INVALID",
+        `Predictions file ${file}, line ${String(index + 1)} is not valid JSON: ${plainJsonError(error)}.`,
+        { hint: FORMAT_HINT },
+      );
+    }
+  });
+  return entries;
+}
+
+/**
+ * A .json file: a list of predictions, or an object whose values are predictions. An error
+ * names the line (V8 gives a character offset, or nothing); each entry's line is where it starts.
+ */
+function parseJsonList(file: string, text: string): { entry: unknown; line: number }[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text) as unknown;
+  } catch (error) {
+    const offset = /at position (\d+)/.exec((error as Error).message)?.[1];
+    const line = offset === undefined ? null : text.slice(0, Number(offset)).split("\n").length;
+    const firstLine = text.split("\n").find((content) => content.trim() !== "") ?? "";
+    const looksJsonl = (() => {
+      try {
+        return typeof JSON.parse(firstLine) === "object" && text.trim().includes("\n");
+      } catch {
+        return false;
+      }
+    })();
+    throw new LabError(
+      "CONFIG_INVALID",
+      `Predictions file ${file}${line === null ? "" : `, line ${String(line)}`} is not valid JSON: ${plainJsonError(error)}.`,
+      {
+        hint: looksJsonl
+          ? "It looks like JSON Lines (one object per line): name it .jsonl."
+          : FORMAT_HINT,
+      },
+    );
+  }
+  const values = Array.isArray(parsed)
+    ? (parsed as unknown[])
+    : typeof parsed === "object" && parsed !== null
+      ? Object.values(parsed)
+      : [];
+  const starts = entryStartLines(text, values.length);
+  return values.map((entry: unknown, index) => ({ entry, line: starts[index] ?? 1 }));
+}
+
+/** V8's message without the text it quotes or the offset (the line is named instead). */
+function plainJsonError(error: unknown): string {
+  return (error as Error).message
+    .replace(/, ".*" is not valid JSON$/s, "")
+    .replace(/ in JSON at position \d+( \(line \d+ column \d+\))?$/, "");
+}
+
+/**
+ * The line on which each top-level entry of a JSON list or object starts: a scan that skips
+ * strings and counts depth, so messages can point at an entry the way an editor would.
+ */
+function entryStartLines(text: string, count: number): number[] {
+  const lines: number[] = [];
+  let depth = 0;
+  let line = 1;
+  let inString = false;
+  let expectEntry = false;
+  for (let i = 0; i < text.length && lines.length < count; i++) {
+    const char = text[i];
+    if (char === "\n") line++;
+    if (inString) {
+      if (char === "\\") i++;
+      else if (char === '"') inString = false;
+      continue;
+    }
+    if (char === "{" || char === "[") {
+      if (depth === 1 && expectEntry) {
+        lines.push(line);
+        expectEntry = false;
+      }
+      depth++;
+      if (depth === 1) expectEntry = true;
+    } else if (char === "}" || char === "]") {
+      depth--;
+    } else if (char === "," && depth === 1) {
+      expectEntry = true;
+    } else if (char === '"') {
+      inString = true;
+    }
+  }
+  return lines;
 }
 
 /**

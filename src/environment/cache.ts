@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import path from "node:path";
 
@@ -7,6 +7,50 @@ export interface CachedEnvironment {
   readonly key: string;
   readonly dir: string;
   readonly builtAt: Date;
+  /** Its interpreter's version, from lab-env.json; null when that file does not say. */
+  readonly python: string | null;
+  /** How many pinned requirements it holds; null when lab-env.json does not say. */
+  readonly pins: number | null;
+}
+
+/** One install layer: a base commit's install kept over a cached environment. */
+export interface CachedLayer {
+  readonly key: string;
+  readonly dir: string;
+  readonly builtAt: Date;
+  /** Files it restores; null when its layer.json is unreadable or marks it unusable. */
+  readonly files: number | null;
+}
+
+/** Bytes under a folder (files and links as stored, not followed). */
+export function folderSizeBytes(dir: string): number {
+  let total = 0;
+  const pending = [dir];
+  while (pending.length > 0) {
+    const current = pending.pop() as string;
+    let entries;
+    try {
+      entries = readdirSync(current, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      const file = path.join(current, entry.name);
+      if (entry.isDirectory()) pending.push(file);
+      else total += lstatSync(file, { throwIfNoEntry: false })?.size ?? 0;
+    }
+  }
+  return total;
+}
+
+/** Reads a small JSON file, or null. */
+function readJsonOrNull(file: string): Record<string, unknown> | null {
+  try {
+    const value = JSON.parse(readFileSync(file, "utf8")) as unknown;
+    return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The environments in lab's cache. */
@@ -17,11 +61,36 @@ export function listCachedEnvironments(cacheDir: string): CachedEnvironment[] {
     .filter(
       (entry) => !entry.startsWith(".") && existsSync(path.join(envsDir, entry, "lab-env.json")),
     )
-    .map((key) => ({
-      key,
-      dir: path.join(envsDir, key),
-      builtAt: statSync(path.join(envsDir, key, "lab-env.json")).mtime,
-    }));
+    .map((key) => {
+      const file = path.join(envsDir, key, "lab-env.json");
+      const record = readJsonOrNull(file);
+      const python = (record?.python as { version?: unknown } | undefined)?.version;
+      return {
+        key,
+        dir: path.join(envsDir, key),
+        builtAt: statSync(file).mtime,
+        python: typeof python === "string" ? python : null,
+        pins: Array.isArray(record?.pins) ? record.pins.length : null,
+      };
+    });
+}
+
+/** The install layers in lab's cache. */
+export function listInstallLayers(cacheDir: string): CachedLayer[] {
+  const dir = installLayersDir(cacheDir);
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((entry) => !entry.startsWith("."))
+    .map((key) => {
+      const layerDir = path.join(dir, key);
+      const record = readJsonOrNull(path.join(layerDir, "layer.json"));
+      return {
+        key,
+        dir: layerDir,
+        builtAt: statSync(layerDir).mtime,
+        files: Array.isArray(record?.files) ? record.files.length : null,
+      };
+    });
 }
 
 /** Where the install layers live (`src/grader/install-layer.ts`): one folder per layer. */

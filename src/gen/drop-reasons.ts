@@ -4,6 +4,12 @@ import type { DropCategory, Grade, ValidationProof } from "../core/index.js";
 const NETWORK_SIGNS =
   /Name or service not known|Temporary failure in name resolution|Network is unreachable|Max retries exceeded|ConnectionError|Failed to establish a new connection|nodename nor servname/;
 
+/**
+ * setuptools' words when an install's own download at build time failed (easy_install,
+ * setup_requires, astropy's ah_bootstrap): what it fetched and from where.
+ */
+const BUILD_DOWNLOAD_FAILED = /Failed to download and\/or install '([^']+)' from '([^']+)'/;
+
 function failing(results: Readonly<Record<string, boolean>>): string[] {
   return Object.entries(results)
     .filter(([, ok]) => !ok)
@@ -33,6 +39,12 @@ export function classifyProofs(
       };
     if (!run.gold.resolved) {
       const bad = [...failing(run.gold.failToPass), ...failing(run.gold.passToPass)];
+      const download = BUILD_DOWNLOAD_FAILED.exec(goldLogs[index] ?? "");
+      if (bad.length > 0 && download !== null)
+        return {
+          category: "network",
+          reason: `the install downloads ${download[1] ?? ""} from ${download[2] ?? ""} at build time, which could not be reached from here; ${describeTests(bad, run.gold)} then fail`,
+        };
       if (bad.length > 0 && NETWORK_SIGNS.test(goldLogs[index] ?? ""))
         return {
           category: "network",

@@ -17,12 +17,15 @@ export async function proveTask(
     labVersion: string;
     testTimeoutMs: number;
     signal?: AbortSignal | undefined;
+    /** Told each grading step as it starts: "gold: install", "no change: tests", ... */
+    onPhase?: ((phase: string) => void) | undefined;
   },
 ): Promise<ValidationProof> {
   const grade = (label: string, patch: string): Promise<Grade> =>
     gradeInScratch(task, oracle, patch, {
       ...options,
       logFile: path.join(options.logDir, `${task.info.id}.${label}.log`),
+      onPhase: (phase) => options.onPhase?.(`${label === "empty" ? "no change" : label}: ${phase}`),
     });
   const gold = await grade("gold", oracle.goldPatch);
   const empty = await grade("empty", "");
@@ -70,6 +73,8 @@ export async function gradeInScratch(
     environment: EnvironmentOptions;
     testTimeoutMs: number;
     signal?: AbortSignal | undefined;
+    /** Told each grading step as it starts. */
+    onPhase?: ((phase: string) => void) | undefined;
   },
 ): Promise<Grade> {
   const root = options.environment.scratchRoot ?? os.tmpdir();
@@ -88,6 +93,7 @@ export async function gradeInScratch(
         installTimeoutMs: 20 * 60_000,
         testTimeoutMs: options.testTimeoutMs,
         signal: options.signal,
+        onPhase: options.onPhase,
       },
     );
     return outcome.grade;

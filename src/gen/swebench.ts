@@ -170,17 +170,25 @@ export async function generateSwebench(
     if (passing.length > 0) passWithoutFix[id] = passing;
   };
   let done = 0;
+  /** One instance is done: the line plain logs always showed, and the live display's count. */
+  const finish = (id: string, kept: boolean, message: string): void => {
+    reporter.emit({
+      type: "proof:task:end",
+      taskId: id,
+      kept,
+      message,
+      done: ++done,
+      total: chosen.length,
+    });
+  };
   const work = async (row: SwebenchRow): Promise<void> => {
     const id = row.instance_id;
+    reporter.emit({ type: "proof:task:start", taskId: id });
     const drop = async (category: DropInstanceCategory, reason: string): Promise<void> => {
       dropped.push({ instance_id: id, repo: row.repo, category, reason });
       await rm(layout.taskDir(id), { recursive: true, force: true });
       await rm(layout.oracleDir(id), { recursive: true, force: true });
-      reporter.emit({
-        type: "log",
-        level: "info",
-        message: `[${String(++done)}/${String(chosen.length)}] ${id}: dropped: ${reason}`,
-      });
+      finish(id, false, `${id}: dropped: ${reason}`);
     };
     const entry = environmentOf(row);
     if (entry === null)
@@ -217,6 +225,7 @@ export async function generateSwebench(
         ? {}
         : { preTest: entry.preTest }),
     };
+    reporter.emit({ type: "proof:task:phase", taskId: id, phase: "fetch" });
     try {
       await ensureBaseRepo(
         {
@@ -249,11 +258,7 @@ export async function generateSwebench(
     );
     if (!options.validate) {
       kept.push(id);
-      reporter.emit({
-        type: "log",
-        level: "info",
-        message: `[${String(++done)}/${String(chosen.length)}] ${id}: rendered (not proven: --no-validate)`,
-      });
+      finish(id, true, `${id}: rendered (not proven: --no-validate)`);
       return;
     }
     const fingerprint = fingerprintOf(
@@ -290,11 +295,7 @@ export async function generateSwebench(
       }
       if (verdict === null) {
         keep(id, rejudged ?? []);
-        reporter.emit({
-          type: "log",
-          level: "info",
-          message: `[${String(++done)}/${String(chosen.length)}] ${id}: proven earlier, kept`,
-        });
+        finish(id, true, `${id}: proven earlier, kept`);
         return;
       }
       return drop(verdict.category, verdict.reason || "failed its proof earlier");
@@ -315,6 +316,16 @@ export async function generateSwebench(
             labVersion: options.labVersion,
             testTimeoutMs: options.testTimeoutMs,
             signal: options.signal,
+            onPhase: (phase) => {
+              reporter.emit({
+                type: "proof:task:phase",
+                taskId: id,
+                phase:
+                  options.proofRuns > 1
+                    ? `run ${String(run)}/${String(options.proofRuns)} ${phase}`
+                    : phase,
+              });
+            },
           }),
         );
       }
@@ -337,14 +348,16 @@ export async function generateSwebench(
     await writeProofFile(options.suiteDir, { instances: stored });
     if (verdict !== null) return drop(verdict.category, verdict.reason);
     keep(id, runs);
-    reporter.emit({
-      type: "log",
-      level: "info",
-      message: `[${String(++done)}/${String(chosen.length)}] ${id}: proven ${String(options.proofRuns)}x, kept`,
-    });
+    finish(id, true, `${id}: proven ${String(options.proofRuns)}x, kept`);
   };
 
+  reporter.emit({
+    type: "proof:start",
+    suite: path.basename(options.suiteDir),
+    total: chosen.length,
+  });
   await runPool(chosen, options.concurrency, work, options.signal);
+  reporter.emit({ type: "proof:end", kept: kept.length, dropped: chosen.length - kept.length });
   return {
     kept: kept.sort(),
     passWithoutFix,

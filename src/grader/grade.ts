@@ -44,15 +44,19 @@ export async function gradeChange(
   change: Change,
   options: GradeOptions,
 ): Promise<GradeOutcome> {
-  return executeGrade(planGrade(task, oracle, change, options), options.signal);
+  return executeGrade(planGrade(task, oracle, change, options), options.signal, options.onPhase);
 }
 
-/** Carries out a grading plan, step by step; the scratch folder is removed unless kept. */
+/**
+ * Carries out a grading plan, step by step; the scratch folder is removed unless kept.
+ * `onPhase` is told each step's name as it starts (checkout, apply, install, tests, ...).
+ */
 export async function executeGrade(
   plan: GradingPlan,
   signal: AbortSignal | undefined,
+  onPhase?: (phase: string) => void,
 ): Promise<GradeOutcome> {
-  const timer = createPhaseTimer();
+  const timer = createPhaseTimer(onPhase);
   const { phaseMs } = timer;
   const { places } = plan;
   await mkdir(path.dirname(places.logFile), { recursive: true });

@@ -35,6 +35,8 @@ export interface GradeOptions {
    * bwrap when it can make a sandbox here, else none.
    */
   readonly sandbox?: GradeSandbox | undefined;
+  /** Told each grading step's name as it starts, for progress (not part of the plan). */
+  readonly onPhase?: ((phase: string) => void) | undefined;
 }
 
 /** The fallbacks upstream SWE-bench tries, in its order, until one applies the change. */

@@ -91,8 +91,16 @@ export function holmAdjust(pValues: readonly number[]): number[] {
   return adjusted;
 }
 
-/** A comparison's plain-words outcome, read as "a is ... b". */
-export type Verdict = "better" | "tied" | "worse";
+/**
+ * A comparison's plain-words outcome, read as "a is ... b"; "not_compared" when the tools share
+ * no graded task, so there is nothing to test.
+ */
+export type Verdict = "better" | "tied" | "worse" | "not_compared";
+
+/** A verdict as a table shows it. */
+export function verdictWords(verdict: Verdict): string {
+  return verdict === "not_compared" ? "not compared" : verdict;
+}
 
 /** "better" or "worse" when p < level, by the sign of the difference a - b; otherwise "tied". */
 export function decideVerdict(difference: number, pValue: number, level = 0.05): Verdict {
@@ -135,23 +143,31 @@ export interface PairComparison {
 }
 
 /**
+ * The tallies of the tasks both tools have graded trials on, in task id order: sorted, so the
+ * bootstrap's resamples do not depend on the order the tallies were read in.
+ */
+export function sharedTallies(a: TaskTallies, b: TaskTallies): [TaskTally, TaskTally][] {
+  const pairs: [TaskTally, TaskTally][] = [];
+  for (const id of [...a.keys()].sort()) {
+    const ta = a.get(id);
+    const tb = b.get(id);
+    if (ta !== undefined && tb !== undefined && ta.trials > 0 && tb.trials > 0)
+      pairs.push([ta, tb]);
+  }
+  return pairs;
+}
+
+/**
  * Compares a with b on the tasks both attempted (ids present in both with at least one trial).
- * With no such task, rates are NaN, p-values 1 and the verdict "tied".
+ * With no such task there is nothing to compare: rates, interval and p-values are NaN (null in
+ * JSON) and the verdict is "not_compared", never a p = 1 "tied".
  */
 export function comparePair(
   a: TaskTallies,
   b: TaskTallies,
   options: CompareOptions = {},
 ): PairComparison {
-  // Sorted, so the bootstrap's resamples do not depend on the order the tallies were read in.
-  const tallyPairs: [TaskTally, TaskTally][] = [];
-  for (const id of [...a.keys()].sort()) {
-    const ta = a.get(id);
-    const tb = b.get(id);
-    if (ta !== undefined && tb !== undefined && ta.trials > 0 && tb.trials > 0) {
-      tallyPairs.push([ta, tb]);
-    }
-  }
+  const tallyPairs = sharedTallies(a, b);
   const aRates = tallyPairs.map(([ta]) => ta.resolved / ta.trials);
   const bRates = tallyPairs.map(([, tb]) => tb.resolved / tb.trials);
   const aOnly = aRates.filter((rate, i) => rate > 0.5 && at(bRates, i) <= 0.5).length;
@@ -164,6 +180,25 @@ export function comparePair(
   const aRate = mean(aRates);
   const bRate = mean(bRates);
   const difference = aRate - bRate;
+  if (tallyPairs.length === 0) {
+    return {
+      tasks: 0,
+      aRate,
+      bRate,
+      difference,
+      interval: { low: Number.NaN, high: Number.NaN },
+      aOnly: 0,
+      bOnly: 0,
+      oddsRatio: Number.NaN,
+      pMcnemar: Number.NaN,
+      pWilcoxon: Number.NaN,
+      wilcoxonMethod: "none",
+      test,
+      pValue: Number.NaN,
+      pAdjusted: Number.NaN,
+      verdict: "not_compared",
+    };
+  }
   return {
     tasks: tallyPairs.length,
     aRate,
@@ -191,7 +226,7 @@ export interface NamedComparison extends PairComparison {
 
 /**
  * Compares every pair of tools (in the order given, a before b), applying Holm's correction
- * over all pairs when more than two tools are compared.
+ * over the pairs compared (those sharing a task) when more than two tools are compared.
  */
 export function compareTools(
   tools: ReadonlyMap<string, TaskTallies>,
@@ -206,9 +241,13 @@ export function compareTools(
     }
   });
   if (names.length <= 2) return pairs;
-  const adjusted = holmAdjust(pairs.map((pair) => pair.pValue));
-  return pairs.map((pair, i) => {
-    const pAdjusted = at(adjusted, i);
+  // A pair that shares no task is not a test: it is left out of Holm's family.
+  const tested = pairs.filter((pair) => pair.verdict !== "not_compared");
+  const adjusted = holmAdjust(tested.map((pair) => pair.pValue));
+  return pairs.map((pair) => {
+    const index = tested.indexOf(pair);
+    if (index === -1) return pair;
+    const pAdjusted = at(adjusted, index);
     return {
       ...pair,
       pAdjusted,

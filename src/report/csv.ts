@@ -1,3 +1,4 @@
+import { cleanNumber } from "./format.js";
 import type { ToolSummary } from "./summary.js";
 
 /** The CSV columns: every field of a tool's row, in the JSON output's order. */
@@ -30,12 +31,18 @@ export const CSV_COLUMNS: readonly (keyof ToolSummary)[] = [
   "mean_consistency",
   "flip_rate",
   "rate_variance",
+  "trials_per_task_min",
+  "label",
+  "run_status",
+  "run_trials_done",
+  "run_trials_planned",
+  "run_updated_at",
 ];
 
 /** One CSV field, RFC 4180 style: quoted when it holds a comma, quote or line break; null is empty. */
 function field(value: string | number | null): string {
   if (value === null) return "";
-  const text = String(value);
+  const text = String(typeof value === "number" ? cleanNumber(value) : value);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

@@ -47,3 +47,24 @@ export function tokens(value: number | null): string {
 export function decimal(value: number | null, digits = 3): string {
   return value === null || Number.isNaN(value) ? "–" : value.toFixed(digits);
 }
+
+/**
+ * A figure without floating-point noise, for JSON and CSV: 2.8e-17 is 0 and
+ * 0.30000000000000004 is 0.3. Values below 1e-12 are noise in every figure a report computes
+ * (rates, costs, seconds, tokens) except p-values, which keep 12 significant digits.
+ */
+export function cleanNumber(value: number, isPValue = false): number {
+  if (!Number.isFinite(value)) return value;
+  if (!isPValue && Math.abs(value) < 1e-12) return 0;
+  return Number(value.toPrecision(12));
+}
+
+/** JSON of a report's data with cleanNumber applied (p-values by their key: p, pValue, pMcnemar, ...). */
+export function reportJson(value: unknown): string {
+  return JSON.stringify(
+    value,
+    (key, item: unknown) =>
+      typeof item === "number" ? cleanNumber(item, /^p[A-Z]|^p$|^pValue$/.test(key)) : item,
+    2,
+  );
+}

@@ -1,3 +1,4 @@
+export * from "./comparisons.js";
 export * from "./csv.js";
 export * from "./format.js";
 export * from "./html/details.js";
@@ -5,6 +6,8 @@ export * from "./html/page.js";
 export * from "./load.js";
 export * from "./markdown.js";
 export * from "./model.js";
+export * from "./power.js";
+export * from "./runs.js";
 export * from "./slices.js";
 export * from "./summary.js";
 export * from "./tables.js";

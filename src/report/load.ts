@@ -7,7 +7,7 @@ import {
   type RunTasks,
 } from "../store/index.js";
 import type { ReportRun } from "./model.js";
-import { selectRuns } from "./summary.js";
+import { selectRuns } from "./runs.js";
 
 /** A run chosen for a report, with where it lives. */
 export interface LoadedRun extends ReportRun {
@@ -22,8 +22,9 @@ export interface LoadedReport {
 }
 
 /**
- * Reads the runs a suite report shows (the ones named, else the latest of each tool), their
- * trials through the results index, and their task facts. Only the store is read.
+ * Reads the runs a suite report shows (the ones named, else the latest completed run of each
+ * tool, see runs.ts), their trials through the results index, and their task facts. Only the
+ * store is read.
  */
 export async function loadReport(
   runsDir: string,
@@ -32,7 +33,7 @@ export async function loadReport(
 ): Promise<LoadedReport> {
   const all = await listRuns(runsDir);
   const chosen = selectRuns(all, suite, runIds);
-  const missing = (runIds ?? []).filter((id) => !chosen.some((run) => run.record.runId === id));
+  const missing = (runIds ?? []).filter((id) => !chosen.some(({ run }) => run.record.runId === id));
   if (missing.length > 0) {
     throw new LabError(
       "RUN_NOT_FOUND",
@@ -54,8 +55,13 @@ export async function loadReport(
   }
   const runs: LoadedRun[] = [];
   let tasks: RunTasks = {};
-  for (const run of chosen) {
-    runs.push({ record: run.record, paths: run.paths, trials: await readTrialRows(run.paths) });
+  for (const { run, note } of chosen) {
+    runs.push({
+      record: run.record,
+      paths: run.paths,
+      trials: await readTrialRows(run.paths),
+      note,
+    });
     tasks = { ...tasks, ...(await readRunTasks(run.paths)) };
   }
   return { runs, tasks };

@@ -1,13 +1,30 @@
-import { decimal, dollars, percent, percentInterval, pValue, seconds, tokens } from "./format.js";
-import { describeDifference, type SuiteReport, type ToolReport } from "./model.js";
+import {
+  confidenceText,
+  describeDifference,
+  verdictCell,
+  type ComparisonReport,
+} from "./comparisons.js";
+import {
+  decimal,
+  dollars,
+  percent,
+  percentInterval,
+  points,
+  pValue,
+  seconds,
+  tokens,
+} from "./format.js";
+import type { SuiteReport, ToolReport } from "./model.js";
+import { shortTime, type RunUsed } from "./runs.js";
 import type { SliceTable } from "./slices.js";
 import { renderMarkdownTable, renderSummaryMarkdown } from "./tables.js";
 
 /** The parts of the Markdown report, in the order they are printed. */
-export type MarkdownSection = "summary" | "rates" | "repeated" | "comparisons" | "slices";
+export type MarkdownSection = "runs" | "summary" | "rates" | "repeated" | "comparisons" | "slices";
 
 /** Every section. */
 export const ALL_SECTIONS: readonly MarkdownSection[] = [
+  "runs",
   "summary",
   "rates",
   "repeated",
@@ -18,9 +35,50 @@ export const ALL_SECTIONS: readonly MarkdownSection[] = [
 const right = (count: number, leftColumns = 1): boolean[] =>
   Array.from({ length: count }, (_, column) => column >= leftColumns);
 
-/** The k columns of a pass@k table: all of 1..K up to ten, else a readable subset. */
+/** A run's status as a table shows it, marked when the run is incomplete. */
+export function runStatusText(run: RunUsed): string {
+  return run.is_complete ? run.status : `${run.status} (incomplete)`;
+}
+
+/** The cells of a run's row, shared by the Markdown and HTML tables. */
+export function runCells(run: RunUsed): string[] {
+  return [
+    run.label,
+    run.tool_version,
+    run.run_id,
+    runStatusText(run),
+    `${String(run.trials_done)}/${String(run.trials_planned)}`,
+    shortTime(run.updated_at),
+  ];
+}
+
+/** The header of the runs table. */
+export const RUN_COLUMNS = ["tool", "version", "run", "status", "trials done", "updated"] as const;
+
+/** The runs a report read, and why where that needs saying. */
+function renderRuns(report: SuiteReport): string {
+  const table = renderMarkdownTable(RUN_COLUMNS, report.runs.map(runCells), [
+    false,
+    false,
+    false,
+    false,
+    true,
+    false,
+  ]);
+  const notes = report.runs
+    .filter((run) => run.note !== null)
+    .map((run) => `- ${run.label} (${run.run_id}): ${String(run.note)}.`);
+  return `Runs read:\n\n${table}\n${notes.length === 0 ? "" : `\n${notes.join("\n")}\n`}`;
+}
+
+/** The smallest difference a pair could detect, as a cell: "+45.0" points, or "–". */
+function detectableCell(c: ComparisonReport): string {
+  if (c.detectable === null) return "–";
+  return c.detectable.difference === null ? "none" : points(c.detectable.difference);
+}
+
 /** The cells of a comparison row before its verdict, shared by the Markdown and HTML tables. */
-export function comparisonCells(c: SuiteReport["comparisons"][number]): string[] {
+export function comparisonCells(c: ComparisonReport): string[] {
   return [
     c.a,
     c.b,
@@ -28,15 +86,48 @@ export function comparisonCells(c: SuiteReport["comparisons"][number]): string[]
     percent(c.aRate),
     percent(c.bRate),
     describeDifference(c),
-    String(c.aOnly),
-    String(c.bOnly),
+    c.verdict === "not_compared" ? "–" : String(c.aOnly),
+    c.verdict === "not_compared" ? "–" : String(c.bOnly),
     pValue(c.pMcnemar).replace("p = ", ""),
     pValue(c.pWilcoxon).replace("p = ", ""),
     pValue(c.pAdjusted).replace("p = ", ""),
+    detectableCell(c),
   ];
 }
 
-/** A tool's pass@k or pass^k at each k, as table cells, shared by the Markdown and HTML tables. */
+/** The header of the comparison table, before its verdict column. */
+export const COMPARISON_COLUMNS = [
+  "a",
+  "b",
+  "shared tasks",
+  "a rate",
+  "b rate",
+  "a - b [CI]",
+  "only a",
+  "only b",
+  "McNemar",
+  "Wilcoxon",
+  "p (adjusted)",
+  "detectable (80% power)",
+] as const;
+
+/** The note under a comparison table: the test, the interval, what "detectable" means. */
+export function comparisonMethod(report: SuiteReport): string {
+  const holm = report.comparisons.some((c) => c.isHolmAdjusted);
+  const confidences = [
+    ...new Set(
+      report.comparisons
+        .filter((c) => c.verdict !== "not_compared")
+        .map((c) => confidenceText(c.verdictConfidence)),
+    ),
+  ];
+  return `Only tasks both tools have graded trials on count; a pair with none is not compared. The test is McNemar's exact test on per-task outcomes when each tool has one trial per task, else the Wilcoxon signed-rank test on per-task resolve rates${holm ? "; p-values are Holm-adjusted over the pairs compared" : ""}. Level ${String(report.level)}. The interval of a - b is a paired bootstrap over tasks at the confidence the pair's test is held to (${confidences.join(", ") || "–"}${holm ? ": Holm's step for that pair" : ""}), so it excludes 0 when the verdict is a difference, unless the sentence says why not. Detectable: the smallest difference above the lower rate that these tasks and trials would find 80% of the time (tools independent on a task; see \`lab plan\`).`;
+}
+
+/**
+ * A tool's pass@k or pass^k at each k, as table cells, shared by the Markdown and HTML tables;
+ * a k that fewer than all the tool's tasks reach says over how many it is.
+ */
 export function passCells(
   tool: ToolReport,
   ks: readonly number[],
@@ -44,12 +135,13 @@ export function passCells(
 ): string[] {
   return ks.map((k) => {
     const point = tool.passAtK[k - 1];
-    return point === undefined
-      ? "–"
-      : percent(metric === "pass@k" ? point.passAtK : point.passHatK);
+    if (point === undefined) return "–";
+    const value = percent(metric === "pass@k" ? point.passAtK : point.passHatK);
+    return point.tasks < tool.summary.tasks ? `${value} (${String(point.tasks)} tasks)` : value;
   });
 }
 
+/** The k columns of a pass@k table: all of 1..K up to ten, else a readable subset. */
 export function passColumns(maxK: number): number[] {
   if (maxK <= 10) return Array.from({ length: maxK }, (_, i) => i + 1);
   return [...new Set([1, 2, 3, 5, 10, 15, 20, 25, 50, 100].filter((k) => k < maxK).concat(maxK))];
@@ -89,8 +181,16 @@ function renderRates(report: SuiteReport): string {
     "cache tokens",
   ];
   const infra = report.tools.filter((tool) => tool.summary.infra_errors > 0);
+  const unequal = report.tools.filter(
+    (tool) => tool.summary.trials_per_task_min < tool.summary.trials_per_task,
+  );
   const notes = [
     "The Wilson interval counts trials; the bootstrap resamples tasks (seeded), so repeated trials of one task are not taken as independent. Latency is the tool's own run time; tokens are means per trial that reported them.",
+    ...(unequal.length === 0
+      ? []
+      : [
+          `Tasks have unequal numbers of graded trials (${unequal.map((tool) => `${tool.label}: ${String(tool.summary.trials_per_task_min)} to ${String(tool.summary.trials_per_task)}`).join(", ")}): the resolve rate weighs every task the same (the mean of per-task rates), as the bootstrap and the comparisons do, and the Wilson interval counts the trials that weighting is worth (Kish's effective number).`,
+        ]),
     infra.length === 0
       ? "No infrastructure errors."
       : `Infrastructure errors, left out of every rate: ${infra.map((tool) => `${tool.label} ${String(tool.summary.infra_errors)}`).join(", ")}.`,
@@ -158,7 +258,7 @@ function renderRepeated(report: SuiteReport): string {
           ]),
           [false, false, true, true, true],
         )}`;
-  return `### Repeated trials\n\npass@k: the chance that at least one of k trials resolves a task; pass^k: that all k do (unbiased estimators, mean over tasks; k up to the fewest graded trials any task has).\n\n${passTable}\n\n${consistencyTable}\n\n${shakyTable}\n`;
+  return `### Repeated trials\n\npass@k: the chance that at least one of k trials resolves a task; pass^k: that all k do (unbiased estimators, mean over the tasks with at least k graded trials; a k fewer tasks reach says how many).\n\n${passTable}\n\n${consistencyTable}\n\n${shakyTable}\n`;
 }
 
 function renderComparisons(report: SuiteReport): string {
@@ -166,25 +266,11 @@ function renderComparisons(report: SuiteReport): string {
     return "### Paired comparisons\n\nOne tool: nothing to compare.\n";
   const sentences = report.comparisons.map((comparison) => `- ${comparison.sentence}`).join("\n");
   const table = renderMarkdownTable(
-    [
-      "a",
-      "b",
-      "shared tasks",
-      "a rate",
-      "b rate",
-      "a - b [95% CI]",
-      "only a",
-      "only b",
-      "McNemar",
-      "Wilcoxon",
-      "p (adjusted)",
-      "verdict (a vs b)",
-    ],
-    report.comparisons.map((c) => [...comparisonCells(c), c.verdict]),
-    right(11, 2),
+    [...COMPARISON_COLUMNS, "verdict (a vs b)"],
+    report.comparisons.map((c) => [...comparisonCells(c), verdictCell(c)]),
+    right(12, 2),
   );
-  const method = `Only tasks both tools have graded trials on count. The test is McNemar's exact test on per-task outcomes when each tool has one trial per task, else the Wilcoxon signed-rank test on per-task resolve rates${report.tools.length > 2 ? "; p-values are Holm-adjusted over all pairs" : ""}. Level ${String(report.level)}.`;
-  return `### Paired comparisons\n\n${sentences}\n\n${table}\n\n${method}\n`;
+  return `### Paired comparisons\n\n${sentences}\n\n${table}\n\n${comparisonMethod(report)}\n`;
 }
 
 /** One slice table: a row per value, a column per tool. */
@@ -198,7 +284,7 @@ export function renderSliceMarkdown(slice: SliceTable, tools: readonly ToolRepor
         : `${percent(cell.rate)} ${percentInterval(cell.low, cell.high)} (${String(cell.resolved)}/${String(cell.trials)})`,
     ),
   ]);
-  return `#### ${slice.title}\n\n${renderMarkdownTable([slice.field, "tasks", ...tools.map((tool) => tool.label)], rows, right(tools.length + 2))}\n`;
+  return `#### ${slice.title}\n\n${renderMarkdownTable([slice.column, "tasks", ...tools.map((tool) => tool.label)], rows, right(tools.length + 2))}\n`;
 }
 
 function renderSlices(report: SuiteReport): string {
@@ -213,16 +299,16 @@ export function renderReportMarkdown(
   sections: readonly MarkdownSection[] = ALL_SECTIONS,
   options: { readonly heading?: boolean } = {},
 ): string {
-  const parts: string[] = [];
+  // Without its "## suite" heading, for a page that has its own (the tier READMEs).
+  const parts: string[] = options.heading === false ? [] : [`## ${report.suite}\n`];
   for (const section of sections) {
-    if (section === "summary") {
-      const summary = renderSummaryMarkdown(
-        report.suite,
-        report.tools.map((tool) => tool.summary),
+    if (section === "runs") parts.push(renderRuns(report));
+    if (section === "summary")
+      parts.push(
+        renderSummaryMarkdown(
+          report.tools.map((tool) => ({ label: tool.label, row: tool.summary })),
+        ),
       );
-      // Without its "## suite" heading, for a page that has its own (the tier READMEs).
-      parts.push(options.heading === false ? summary.replace(/^## .*\n\n/, "") : summary);
-    }
     if (section === "rates") parts.push(renderRates(report));
     if (section === "repeated" && report.isRepeated) parts.push(renderRepeated(report));
     if (section === "comparisons") parts.push(renderComparisons(report));

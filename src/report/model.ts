@@ -4,9 +4,9 @@
  */
 import type { Outcome, RunRecord } from "../core/index.js";
 import type { RunTasks, TrialRow } from "../store/index.js";
-import { points, pValue } from "./format.js";
+import { buildComparisons, type ComparisonReport } from "./comparisons.js";
+import { describeRunsUsed, runLabels, type RunUsed } from "./runs.js";
 import { buildSlices, type SliceTable } from "./slices.js";
-import { compareTools, type NamedComparison } from "./compare.js";
 import { consistency, flipRate, passAtK, passHatK, type TaskTallies } from "./stats.js";
 import { groupByTask, summarizeRun, type SummaryOptions, type ToolSummary } from "./summary.js";
 
@@ -14,6 +14,8 @@ import { groupByTask, summarizeRun, type SummaryOptions, type ToolSummary } from
 export interface ReportRun {
   readonly record: RunRecord;
   readonly trials: readonly TrialRow[];
+  /** Why this run was chosen, when that needs saying (an incomplete run, newer ones skipped). */
+  readonly note?: string | null | undefined;
 }
 
 /** How a report is made. */
@@ -45,9 +47,13 @@ export interface TaskLine {
   readonly cells: readonly TrialCell[];
 }
 
-/** pass@k and pass^k at one k (1..K, K the fewest graded trials of any attempted task). */
+/**
+ * pass@k and pass^k at one k (1..K, K the most graded trials any attempted task has), each the
+ * mean over the tasks with at least k graded trials.
+ */
 export interface PassAtKPoint {
   readonly k: number;
+  /** The tasks with at least k graded trials, which this point averages over. */
   readonly tasks: number;
   readonly passAtK: number;
   readonly passHatK: number;
@@ -66,21 +72,16 @@ export interface ToolReport {
   /** The tool's name, or its run id when two runs of one tool are reported. */
   readonly label: string;
   readonly summary: ToolSummary;
-  /** k = 1..K over every attempted task, K the fewest graded trials any of them has. */
+  /** k = 1..K, K the most graded trials any attempted task has; each k over the tasks that have k. */
   readonly passAtK: readonly PassAtKPoint[];
   readonly trialRates: readonly TrialRate[];
   readonly tasks: readonly TaskLine[];
 }
 
-/** A pair of tools compared, with the verdict in words. */
-export interface ComparisonReport extends NamedComparison {
-  /** pAdjusted is Holm's correction over every pair. */
-  readonly isHolmAdjusted: boolean;
-  readonly sentence: string;
-}
-
 /** The whole report. */
 export interface SuiteReport {
+  /** The runs read, first: every rendering starts by naming them. */
+  readonly runs: readonly RunUsed[];
   readonly suite: string;
   readonly level: number;
   /** Coverage of every interval. */
@@ -117,35 +118,6 @@ function passCurve(graded: readonly (readonly boolean[])[], maxK: number): PassA
   return curve;
 }
 
-function testName(comparison: NamedComparison): string {
-  return comparison.test === "mcnemar" ? "McNemar exact test" : "Wilcoxon signed-rank test";
-}
-
-/** The verdict in plain words, naming first the tool with the higher resolve rate. */
-export function describeComparison(
-  comparison: NamedComparison,
-  level: number,
-  pairs: number,
-): string {
-  const { a, b, tasks, difference, interval } = comparison;
-  if (tasks === 0) return `${a} and ${b} have no graded task in common: not compared.`;
-  // The tool with the higher rate is named first, so the effect reads as a positive number.
-  const isWorse = difference < 0;
-  const sign = isWorse ? -1 : 1;
-  const low = isWorse ? -interval.high : interval.low;
-  const high = isWorse ? -interval.low : interval.high;
-  const effect = `${points(sign * difference)} points [95% CI ${points(low)}, ${points(high)}]`;
-  const holm = pairs > 1 ? `, Holm-adjusted over ${String(pairs)} pairs` : "";
-  const p = `${pValue(comparison.pAdjusted)} (${testName(comparison)}${holm})`;
-  const shared = `on ${String(tasks)} shared task${tasks === 1 ? "" : "s"}`;
-  const [first, second] = isWorse ? [b, a] : [a, b];
-  const head =
-    comparison.verdict === "tied"
-      ? `${first} and ${second} are tied at the ${String(level)} level`
-      : `${first} is better than ${second}`;
-  return `${head}: ${effect}, ${p}, ${shared}.`;
-}
-
 /** Builds the report of some runs of one suite (tools in the order given). */
 export function buildReport(
   suite: string,
@@ -156,19 +128,20 @@ export function buildReport(
   const level = options.level ?? 0.05;
   const resamples = options.resamples ?? 10_000;
   const seed = options.seed ?? 0;
-  const toolCounts = new Map<string, number>();
-  for (const run of runs)
-    toolCounts.set(run.record.tool, (toolCounts.get(run.record.tool) ?? 0) + 1);
+  const labels = runLabels(runs.map((run) => run.record));
 
   const tools: ToolReport[] = [];
   const grouped: { label: string; groups: ReturnType<typeof groupByTask> }[] = [];
   const taskIds = new Set<string>();
-  for (const run of runs) {
-    const label = (toolCounts.get(run.record.tool) ?? 0) > 1 ? run.record.runId : run.record.tool;
+  runs.forEach((run, runIndex) => {
+    const label = labels[runIndex] ?? run.record.tool;
     const groups = groupByTask(run.trials);
     const attempted = groups.map((group) => group.graded).filter((graded) => graded.length > 0);
     grouped.push({ label, groups });
-    const summary = summarizeRun(run.record, run.trials, { resamples, seed }, groups);
+    const summary = {
+      ...summarizeRun(run.record, run.trials, { resamples, seed }, groups),
+      label,
+    };
     const trialTallies = new Map<number, { trials: number; resolved: number }>();
     for (const row of run.trials) {
       taskIds.add(row.taskId);
@@ -182,12 +155,10 @@ export function buildReport(
     tools.push({
       label,
       summary,
+      // Each k over the tasks with k trials: one task short of a trial shortens nothing.
       passAtK: passCurve(
         attempted,
-        attempted.reduce(
-          (fewest, outcomes) => Math.min(fewest, outcomes.length),
-          attempted.length === 0 ? 0 : Infinity,
-        ),
+        attempted.reduce((most, outcomes) => Math.max(most, outcomes.length), 0),
       ),
       trialRates: [...trialTallies.entries()]
         .sort(([a], [b]) => a - b)
@@ -210,7 +181,7 @@ export function buildReport(
         })),
       })),
     });
-  }
+  });
 
   const tallies = new Map<string, TaskTallies>();
   for (const tool of tools) {
@@ -223,15 +194,10 @@ export function buildReport(
       ),
     );
   }
-  const compared = compareTools(tallies, { level, resamples, seed });
-  const pairs = compared.length;
-  const comparisons = compared.map((comparison) => ({
-    ...comparison,
-    isHolmAdjusted: tools.length > 2,
-    sentence: describeComparison(comparison, level, tools.length > 2 ? pairs : 1),
-  }));
+  const comparisons = buildComparisons(tallies, { level, resamples, seed });
 
   return {
+    runs: describeRunsUsed(runs, labels),
     suite,
     level,
     confidence: 0.95,
@@ -243,11 +209,4 @@ export function buildReport(
     comparisons,
     slices: buildSlices(grouped, tasks, options.slices),
   };
-}
-
-/** A difference with its interval, in points: "+5.0 [-10.0, +20.0]". */
-export function describeDifference(comparison: NamedComparison): string {
-  const { difference, interval } = comparison;
-  if (comparison.tasks === 0) return "–";
-  return `${points(difference)} [${points(interval.low)}, ${points(interval.high)}]`;
 }

@@ -1,6 +1,6 @@
 import { LabError, type TaskInfo } from "../core/index.js";
 import type { RunTasks } from "../store/index.js";
-import { wilsonInterval } from "./stats.js";
+import { taskWeightedRate, wilsonIntervalOfRate, type TaskTally } from "./stats.js";
 import type { TaskTrials } from "./summary.js";
 
 /** One tool's trials in one slice. */
@@ -11,9 +11,9 @@ export interface SliceCell {
   /** Graded trials (infra errors left out). */
   readonly trials: number;
   readonly resolved: number;
-  /** resolved / trials; null with no trials. */
+  /** The mean of its tasks' resolve rates (resolved / trials when they have equal trials); null with no trials. */
   readonly rate: number | null;
-  /** 95% Wilson interval of the rate, over trials. */
+  /** 95% Wilson interval of the rate, over trials (Kish's effective count with unequal trials). */
   readonly low: number;
   readonly high: number;
 }
@@ -32,6 +32,8 @@ export interface SliceTable {
   /** "repo" or the metadata field. */
   readonly field: string;
   readonly title: string;
+  /** The field in words, for the column of values ("stack trace in the issue", not hasStackTrace). */
+  readonly column: string;
   readonly rows: readonly SliceRow[];
 }
 
@@ -46,6 +48,8 @@ type Value = string | number | boolean | null | undefined;
 interface SliceDef {
   readonly field: string;
   readonly title: string;
+  /** The field in words; by default the title's words after "By ". */
+  readonly column?: string;
   readonly valueOf: (task: TaskInfo | undefined) => Value;
   /** Bucket labels in display order; values are bucketed by `bucket`. */
   readonly buckets?: readonly string[];
@@ -175,22 +179,23 @@ function sliceBy(def: SliceDef, tools: readonly SlicedTool[], tasks: RunTasks): 
   const labels = labelTasks(def, [...attempted].sort(), tasks);
   const rows = orderValues(def, [...new Set(labels.values())]).map((value): SliceRow => {
     const cells = tools.map((tool): SliceCell => {
-      let taskCount = 0;
-      let trials = 0;
-      let resolved = 0;
+      const tallies: TaskTally[] = [];
       for (const group of tool.groups) {
         if (group.graded.length === 0 || labels.get(group.taskId) !== value) continue;
-        taskCount++;
-        trials += group.graded.length;
-        resolved += group.graded.filter(Boolean).length;
+        tallies.push({
+          trials: group.graded.length,
+          resolved: group.graded.filter(Boolean).length,
+        });
       }
-      const interval = wilsonInterval(resolved, trials);
+      const trials = tallies.reduce((sum, tally) => sum + tally.trials, 0);
+      const weighted = taskWeightedRate(tallies);
+      const interval = wilsonIntervalOfRate(weighted.rate, weighted.effectiveTrials);
       return {
         tool: tool.label,
-        tasks: taskCount,
+        tasks: tallies.length,
         trials,
-        resolved,
-        rate: trials === 0 ? null : resolved / trials,
+        resolved: tallies.reduce((sum, tally) => sum + tally.resolved, 0),
+        rate: trials === 0 ? null : weighted.rate,
         low: interval.low,
         high: interval.high,
       };
@@ -198,7 +203,20 @@ function sliceBy(def: SliceDef, tools: readonly SlicedTool[], tasks: RunTasks): 
     const taskCount = [...labels.values()].filter((label) => label === value).length;
     return { value, tasks: taskCount, cells };
   });
-  return { field: def.field, title: def.title, rows };
+  return { field: def.field, title: def.title, column: def.column ?? columnOf(def.title), rows };
+}
+
+/** "By stack trace in the issue" -> "stack trace in the issue". */
+function columnOf(title: string): string {
+  return title.replace(/^By /, "");
+}
+
+/** A metadata field in words: "descriptionChars" -> "description chars", "has_tests" -> "has tests". */
+export function fieldWords(field: string): string {
+  return field
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/[_-]+/g, " ")
+    .toLowerCase();
 }
 
 /** Metadata fields (and "repo") that some task of the report has. */
@@ -238,7 +256,7 @@ export function buildSlices(
     if (defs.some((def) => def.field === field && def.bucket === undefined)) continue;
     defs.push({
       field,
-      title: `By ${field}`,
+      title: `By ${field === "repo" ? "repository" : fieldWords(field)}`,
       valueOf: field === "repo" ? (task) => task?.repo : metadata(field),
     });
   }

@@ -89,6 +89,54 @@ export function wilsonInterval(successes: number, n: number, confidence = 0.95):
   return { low: Math.max(0, center - half), high: Math.min(1, center + half) };
 }
 
+/** A resolve rate that weighs each task the same, and the trials it is worth. */
+export interface TaskWeightedRate {
+  /** The mean over tasks of each task's resolved / trials; NaN with no task. */
+  readonly rate: number;
+  /**
+   * Kish's effective number of trials, T^2 / sum(1 / n_t) for T tasks of n_t trials: every
+   * trial counts 1 / n_t, so with equal counts it is the number of trials itself.
+   */
+  readonly effectiveTrials: number;
+}
+
+/**
+ * The resolve rate of tasks with possibly unequal trial counts, each task weighing the same
+ * (as the bootstrap over tasks and the paired comparisons weigh them). With equal counts it is
+ * resolved / trials, computed that way so it matches bit for bit.
+ */
+export function taskWeightedRate(tallies: readonly TaskTally[]): TaskWeightedRate {
+  const counted = tallies.filter((tally) => tally.trials > 0);
+  if (counted.length === 0) return { rate: Number.NaN, effectiveTrials: 0 };
+  const first = counted[0]?.trials ?? 0;
+  if (counted.every((tally) => tally.trials === first)) {
+    const resolved = counted.reduce((sum, tally) => sum + tally.resolved, 0);
+    return { rate: resolved / (first * counted.length), effectiveTrials: first * counted.length };
+  }
+  let rates = 0;
+  let inverse = 0;
+  for (const tally of counted) {
+    rates += tally.resolved / tally.trials;
+    inverse += 1 / tally.trials;
+  }
+  return { rate: rates / counted.length, effectiveTrials: counted.length ** 2 / inverse };
+}
+
+/**
+ * The Wilson score interval of a rate measured over n trials, where n may be an effective
+ * (fractional) count: the same formula as wilsonInterval with p = rate. {0, 1} when n = 0.
+ */
+export function wilsonIntervalOfRate(rate: number, n: number, confidence = 0.95): Interval {
+  checkConfidence(confidence);
+  if (!(n > 0) || Number.isNaN(rate)) return { low: 0, high: 1 };
+  if (rate < 0 || rate > 1) throw new RangeError(`rate must be in 0..1, got ${rate}`);
+  const z = normalQuantile(1 - (1 - confidence) / 2, 0, 1);
+  const denominator = 1 + (z * z) / n;
+  const center = (rate + (z * z) / (2 * n)) / denominator;
+  const half = (z * Math.sqrt((rate * (1 - rate)) / n + (z * z) / (4 * n * n))) / denominator;
+  return { low: Math.max(0, center - half), high: Math.min(1, center + half) };
+}
+
 /**
  * Percentile bootstrap interval of a statistic, resampling the values with replacement.
  * Agrees with scipy.stats.bootstrap(method="percentile") up to resampling noise; the same seed

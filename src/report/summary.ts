@@ -6,7 +6,8 @@ import {
   flipRate,
   percentile,
   resolveRateVariance,
-  wilsonInterval,
+  taskWeightedRate,
+  wilsonIntervalOfRate,
 } from "./stats.js";
 
 /**
@@ -24,7 +25,10 @@ export interface ToolSummary {
   readonly trials: number;
   /** Resolved trials. */
   readonly resolved: number;
-  /** resolved / trials. */
+  /**
+   * The mean over tasks of each task's resolved / trials: resolved / trials when every task has
+   * the same number of trials, and what both intervals describe when they do not.
+   */
   readonly resolve_rate: number;
   /** Trials whose change applied to a fresh checkout / trials. */
   readonly apply_rate: number;
@@ -35,7 +39,7 @@ export interface ToolSummary {
   readonly latency_median_s: number | null;
   /** Trials the lab or environment failed; not counted in the rates. */
   readonly infra_errors: number;
-  /** 95% Wilson interval of resolve_rate, over graded trials. */
+  /** 95% Wilson interval of resolve_rate, over graded trials (Kish's effective count when tasks have unequal trials). */
   readonly resolve_rate_ci_low: number;
   readonly resolve_rate_ci_high: number;
   /** 95% percentile-bootstrap interval of the mean per-task resolve rate, resampling tasks. */
@@ -60,6 +64,17 @@ export interface ToolSummary {
   readonly flip_rate: number | null;
   /** Sample variance of the resolve rate across trial numbers (trial 1, trial 2, ...). */
   readonly rate_variance: number | null;
+  /** The fewest graded trials any attempted task has (below trials_per_task: unequal counts). */
+  readonly trials_per_task_min: number;
+  /** The name the report gives the tool: its --label or name, or its run id where two would look the same. */
+  readonly label: string;
+  /** The run's status in run.json: started, completed, failed or cancelled. */
+  readonly run_status: string;
+  /** Finished trials of the run (infra errors included) and the trials it planned. */
+  readonly run_trials_done: number;
+  readonly run_trials_planned: number;
+  /** When the run was last written (ISO). */
+  readonly run_updated_at: string;
 }
 
 /** How intervals are drawn. */
@@ -140,12 +155,19 @@ export function summarizeRun(
   const latencies = reported(graded, (row) => row.toolMs).map((ms) => ms / 1000);
   const attempted = groups.filter((group) => group.graded.length > 0);
   const repeated = attempted.filter((group) => group.graded.length > 1);
-  const wilson = wilsonInterval(resolved, graded.length);
+  // Rate and both intervals describe one quantity: the mean per-task rate (docs/design/reports.md).
+  const weighted = taskWeightedRate(
+    attempted.map((group) => ({
+      trials: group.graded.length,
+      resolved: group.graded.filter(Boolean).length,
+    })),
+  );
+  const wilson = wilsonIntervalOfRate(weighted.rate, weighted.effectiveTrials);
   const boot = bootstrapResolveRate(
     attempted.map((group) => group.graded.filter(Boolean).length / group.graded.length),
     { resamples: options.resamples ?? 10_000, seed: options.seed ?? 0 },
   );
-  const resolveRate = graded.length === 0 ? 0 : resolved / graded.length;
+  const resolveRate = attempted.length === 0 ? 0 : weighted.rate;
   const costPerTask = mean(costs);
   const byTrial = new Map<number, { trials: number; resolved: number }>();
   for (const row of graded) {
@@ -187,25 +209,14 @@ export function summarizeRun(
       byTrial.size < 2
         ? null
         : resolveRateVariance([...byTrial.values()].map((tally) => tally.resolved / tally.trials)),
+    trials_per_task_min: attempted.reduce(
+      (fewest, group) => Math.min(fewest, group.graded.length),
+      attempted.length === 0 ? 0 : Infinity,
+    ),
+    label: record.label ?? record.tool,
+    run_status: record.status,
+    run_trials_done: results.length,
+    run_trials_planned: record.taskIds.length * record.trials,
+    run_updated_at: record.updatedAt,
   };
-}
-
-/**
- * Which runs a suite report shows: the ones named, or else the latest run of each tool.
- */
-export function selectRuns<R extends { record: RunRecord }>(
-  runs: readonly R[],
-  suite: string,
-  runIds?: readonly string[],
-): R[] {
-  const ofSuite = runs.filter((run) => run.record.suite === suite);
-  if (runIds !== undefined && runIds.length > 0)
-    return ofSuite.filter((run) => runIds.includes(run.record.runId));
-  const latest = new Map<string, R>();
-  for (const run of ofSuite) {
-    const seen = latest.get(run.record.tool);
-    if (seen === undefined || seen.record.updatedAt < run.record.updatedAt)
-      latest.set(run.record.tool, run);
-  }
-  return [...latest.values()].sort((a, b) => a.record.tool.localeCompare(b.record.tool));
 }

@@ -16,8 +16,13 @@ export function renderMarkdownTable(
   return [line(header), rule, ...rows.map(line)].join("\n");
 }
 
-/** The suite report's first table as Markdown: one row per tool. */
-export function renderSummaryMarkdown(suite: string, summaries: readonly ToolSummary[]): string {
+/**
+ * The suite report's first table as Markdown: one row per tool, named by its report label (its
+ * run id where two rows would otherwise look the same).
+ */
+export function renderSummaryMarkdown(
+  tools: readonly { readonly label: string; readonly row: ToolSummary }[],
+): string {
   const header = [
     "tool",
     "version",
@@ -30,8 +35,8 @@ export function renderSummaryMarkdown(suite: string, summaries: readonly ToolSum
     "median latency",
     "infra errors",
   ];
-  const rows = summaries.map((row) => [
-    row.tool,
+  const rows = tools.map(({ label, row }) => [
+    label,
     row.tool_version,
     String(row.tasks),
     `${String(row.resolved)}/${String(row.trials)}`,
@@ -54,5 +59,5 @@ export function renderSummaryMarkdown(suite: string, summaries: readonly ToolSum
     true,
     true,
   ]);
-  return `## ${suite}\n\n${table}\n`;
+  return `${table}\n`;
 }

@@ -40,6 +40,8 @@ export interface RunConfig {
   readonly trials: number;
   readonly concurrency: number;
   readonly runId: string;
+  /** The name reports give the run's tool (`--label`), when given. */
+  readonly label?: string | undefined;
   readonly runsDir: string;
   readonly limits: TrialLimits;
   readonly sandbox: SandboxSettings;

@@ -181,14 +181,18 @@ export async function runSuite(
         },
       );
     }
+    // The run keeps the settings it was started with; each resume's are recorded beside them.
     record = {
       ...earlier,
-      toolVersion,
       trials: Math.max(earlier.trials, config.trials),
       taskIds: [...new Set([...earlier.taskIds, ...ids])].sort(),
-      config: config.recorded,
       status: "started",
       updatedAt: now,
+      ...(config.label === undefined ? {} : { label: config.label }),
+      resumes: [
+        ...(earlier.resumes ?? []),
+        { at: now, config: config.recorded, toolVersion, labVersion: config.labVersion },
+      ],
     };
   } else {
     record = {
@@ -205,6 +209,7 @@ export async function runSuite(
       status: "started",
       createdAt: now,
       updatedAt: now,
+      ...(config.label === undefined ? {} : { label: config.label }),
     };
   }
 

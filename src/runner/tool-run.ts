@@ -19,6 +19,8 @@ export interface ToolRun {
   readonly workTree: string;
   readonly toolExit: ToolExit;
   readonly telemetry: Telemetry;
+  /** What was wrong with what the tool left (its telemetry file). */
+  readonly warnings: readonly string[];
 }
 
 /** A phase of the tool's side of a trial that failed for lab's or the machine's reasons. */
@@ -102,6 +104,7 @@ export async function runToolInWorkTree(
     workTree,
     toolExit: { ...report.exit, strayProcesses: strays },
     telemetry: report.telemetry,
+    warnings: report.warnings ?? [],
   };
 }
 

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { appendFile, mkdir, mkdtemp, rm } from "node:fs/promises";
 import path from "node:path";
 import {
   createPhaseTimer,
@@ -104,6 +104,14 @@ export async function runTrial(
     } else {
       const ran = await runToolInWorkTree(job, source.tool, config, scratch, timer, signal);
       if ("phase" in ran) return await infraError(ran.phase, ran.message);
+      for (const warning of ran.warnings) {
+        reporter.emit({
+          type: "log",
+          level: "warn",
+          message: `${task.info.id} #${String(job.trial)}: ${warning}`,
+        });
+        await appendFile(paths.toolLog, `lab: warning: ${warning}\n`);
+      }
       obtained = {
         change: { workTree: ran.workTree },
         toolExit: ran.toolExit,
@@ -124,6 +132,14 @@ export async function runTrial(
           testTimeoutMs: config.limits.testMs,
           signal,
           keepScratch: config.keepScratch,
+          onPhase: (phase) => {
+            reporter.emit({
+              type: "trial:phase",
+              taskId: task.info.id,
+              trial: job.trial,
+              phase: `grade:${phase}`,
+            });
+          },
           // The change's code runs in the run's sandbox too, behind the same hidden folders.
           sandbox: {
             provider: config.sandbox.provider,

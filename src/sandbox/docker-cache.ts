@@ -13,7 +13,7 @@ export interface DockerCacheListing {
    * lab's images built for this cache folder: `lab-base:<hash>`, `lab-sandbox:<hash>`, tagged
    * by what went into them.
    */
-  readonly images: readonly { name: string; createdAt: string; size: string }[];
+  readonly images: readonly { name: string; createdAt: Date; sizeBytes: number }[];
   /** lab's containers; `ownerGone` when the lab that made them no longer runs. */
   readonly containers: readonly { name: string; run: string; ownerGone: boolean }[];
 }
@@ -46,8 +46,23 @@ async function listImages(cli: DockerCli): Promise<DockerCacheListing["images"]>
     .filter((line) => line !== "")
     .map((line) => {
       const [name = "", createdAt = "", size = ""] = line.split("\t");
-      return { name, createdAt, size };
+      return { name, createdAt: parseDockerDate(createdAt), sizeBytes: parseDockerSize(size) };
     });
+}
+
+/** docker's "2026-12-02 02:38:25 +0000 UTC" as a Date (the epoch when it cannot be read). */
+export function parseDockerDate(text: string): Date {
+  const match = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}) ([+-]\d{2})(\d{2})/.exec(text);
+  if (match === null) return new Date(0);
+  return new Date(`${match[1] ?? ""}T${match[2] ?? ""}${match[3] ?? ""}:${match[4] ?? ""}`);
+}
+
+/** docker's sizes ("337MB", "1.2GB", "512kB": powers of 1000) in bytes; 0 when unreadable. */
+export function parseDockerSize(text: string): number {
+  const match = /^([\d.]+)\s*(B|kB|KB|MB|GB|TB)$/.exec(text.trim());
+  if (match === null) return 0;
+  const unit = { B: 1, kB: 1e3, KB: 1e3, MB: 1e6, GB: 1e9, TB: 1e12 }[match[2] as "B"];
+  return Math.round(Number(match[1]) * unit);
 }
 
 /** lab's images and containers in the Docker engine. */

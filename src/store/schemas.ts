@@ -68,4 +68,15 @@ export const runRecordSchema = z.object({
   status: z.enum(["started", "completed", "failed", "cancelled"]),
   createdAt: z.string(),
   updatedAt: z.string(),
+  label: z.string().optional(),
+  resumes: z
+    .array(
+      z.object({
+        at: z.string(),
+        config: z.record(z.string(), z.unknown()),
+        toolVersion: z.string(),
+        labVersion: z.string(),
+      }),
+    )
+    .optional(),
 });

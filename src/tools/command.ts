@@ -55,33 +55,71 @@ export function expandCommand(
 /** Telemetry is a few numbers; a bigger file is not telemetry. */
 const MAX_TELEMETRY_BYTES = 1024 * 1024;
 
+/** What a telemetry file held that lab could use, and what was wrong with the rest. */
+export interface TelemetryRead {
+  readonly telemetry: Telemetry;
+  /** One line per problem, naming the field; empty when the file was fine or absent. */
+  readonly warnings: readonly string[];
+}
+
 /**
- * Reads telemetry a command tool wrote to $LAB_TELEMETRY_FILE, ignoring what it did not write.
- * The tool made the file: a symlink is not followed (lab would read a host file for it) and a
- * huge file is not read.
+ * Reads telemetry a command tool wrote to $LAB_TELEMETRY_FILE. Fields are checked one by one:
+ * a bad field is dropped with a warning naming it, and the valid ones are kept. The tool made
+ * the file: a symlink is not followed (lab would read a host file for it) and a huge file is
+ * not read. No file is no telemetry, not a problem.
  */
-export async function readTelemetryFile(file: string): Promise<Telemetry> {
+export async function readTelemetryFile(file: string): Promise<TelemetryRead> {
+  let text: string;
   try {
     const handle = await open(
       file,
       constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
     );
-    let text: string;
     try {
       const stats = await handle.stat();
-      if (!stats.isFile() || stats.size > MAX_TELEMETRY_BYTES) return {};
+      if (!stats.isFile()) return { telemetry: {}, warnings: ["it is not a regular file"] };
+      if (stats.size > MAX_TELEMETRY_BYTES)
+        return {
+          telemetry: {},
+          warnings: [`it holds ${String(stats.size)} bytes, more than telemetry's 1 MiB`],
+        };
       text = await handle.readFile("utf8");
     } finally {
       await handle.close();
     }
-    const parsed = telemetrySchema.safeParse(JSON.parse(text));
-    if (!parsed.success) return {};
-    return Object.fromEntries(
-      Object.entries(parsed.data).filter(([, value]) => value !== undefined),
-    );
-  } catch {
-    return {};
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return { telemetry: {}, warnings: [] };
+    return {
+      telemetry: {},
+      warnings: [code === "ELOOP" ? "it is a symbolic link" : (error as Error).message],
+    };
   }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    return { telemetry: {}, warnings: [`it is not JSON: ${(error as Error).message}`] };
+  }
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+    return { telemetry: {}, warnings: ["it is not a JSON object"] };
+  const telemetry: Partial<Record<keyof Telemetry, unknown>> = {};
+  const warnings: string[] = [];
+  const fields = telemetrySchema.shape;
+  for (const [key, value] of Object.entries(raw)) {
+    if (!(key in fields)) {
+      warnings.push(`unknown field "${key}" ignored`);
+      continue;
+    }
+    const parsed = fields[key as keyof typeof fields].safeParse(value);
+    if (parsed.success && parsed.data !== undefined)
+      telemetry[key as keyof Telemetry] = parsed.data;
+    else
+      warnings.push(
+        `"${key}" dropped: ${JSON.stringify(value)} is not ${key === "model" ? "a string" : key === "costUsd" ? "a number of 0 or more" : "a whole number of 0 or more"}`,
+      );
+  }
+  return { telemetry: telemetry as Telemetry, warnings };
 }
 
 /** A tool that runs a command line in the work tree, inside the trial's sandbox. */
@@ -149,9 +187,15 @@ export function createCommandTool(spec: CommandToolSpec): Tool {
         logFile: ctx.logFile,
         signal: ctx.signal,
       });
+      const read = await readTelemetryFile(telemetryFile);
       return {
         exit: { exitCode: result.exitCode, signal: result.signal, timedOut: result.timedOut },
-        telemetry: await readTelemetryFile(telemetryFile),
+        telemetry: read.telemetry,
+        ...(read.warnings.length === 0
+          ? {}
+          : {
+              warnings: read.warnings.map((warning) => `$LAB_TELEMETRY_FILE: ${warning}`),
+            }),
       };
     },
   };

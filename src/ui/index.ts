@@ -1,1 +1,3 @@
+export * from "./lines.js";
+export * from "./live.js";
 export * from "./reporters.js";

@@ -29,17 +29,17 @@ describe("the CLI on bad input", () => {
     const result = await runLab(["rnu"], { cwd: root });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
-      'lab: unknown command "rnu". Commands: gen, scenarios, run, report, review, calibrate, grade, tools, cache.',
+      'lab: unknown command "rnu". Commands: gen, scenarios, run, report, plan, review, calibrate, grade, tools, cache.',
     );
   });
 
-  it("names an unknown option and shows the usage, exit 2", async () => {
+  it("names an unknown option and says where the usage is, exit 2", async () => {
     const result = await runLab(["run", "gold", "--suite", "fixture", "--trails", "3"], {
       cwd: root,
     });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("lab run: Unknown option '--trails'.");
-    expect(result.stderr).toContain("Usage: lab run TOOL --suite S [options]");
+    expect(result.stderr).toContain("Run `lab run --help` for the usage.");
   });
 
   it("asks for --suite when it is missing", async () => {

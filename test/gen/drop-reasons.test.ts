@@ -65,6 +65,25 @@ describe("classifyProofs", () => {
     });
   });
 
+  it("says when the install's own download at build time failed, naming what and from where", () => {
+    const missing = proof({
+      resolved: false,
+      failToPass: { "t.py::f": false },
+      statuses: {},
+    });
+    const log = [
+      "lab: retrying the editable install with setup.py develop, as pip does for a setuptools without PEP 517",
+      "Failed to download and/or install 'astropy-helpers' from 'https://pypi.python.org/simple':",
+      "lab: install step exited with 1",
+      "ModuleNotFoundError: No module named 'astropy'",
+    ].join("\n");
+    expect(classifyProofs([missing], [log])).toEqual({
+      category: "network",
+      reason:
+        "the install downloads astropy-helpers from https://pypi.python.org/simple at build time, which could not be reached from here; t.py::f (missing) then fail",
+    });
+  });
+
   it("gives the grade's own reason when every listed test passed but gold is not resolved", () => {
     const flagged = proof({
       resolved: false,

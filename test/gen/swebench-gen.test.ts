@@ -432,10 +432,12 @@ describe("grading the generated suite", () => {
     ).toMatchObject({ error_ids: ["acme__widget-1"], completed_ids: [] });
   }, 300_000);
 
-  it("rejects a predictions file without instance ids, naming the entry", () => {
+  it("rejects a predictions file without instance ids, naming the line", () => {
     const file = path.join(root, "bad-preds.json");
     writeFileSync(file, JSON.stringify([{ model_patch: "x" }]));
-    expect(() => readPredictions(file)).toThrow(/bad-preds\.json: entry 1 has no instance_id/);
+    expect(() => readPredictions(file)).toThrow(
+      /bad-preds\.json, line 1: the prediction has no instance_id/,
+    );
   });
 });
 
@@ -466,7 +468,10 @@ describe("predictions through the CLI", () => {
     const report = await runLab(["report", "--suite", "swebench", "--format", "swebench", ...at], {
       cwd: root,
     });
-    expect(JSON.parse(report.stdout)).toMatchObject({
+    // Keyed by run id, for one run as for several.
+    expect(
+      (JSON.parse(report.stdout) as Record<string, unknown>)["swebench-predictions-org_model-x"],
+    ).toMatchObject({
       resolved_ids: ["acme__widget-1"],
       submitted_instances: 1,
       schema_version: 2,
@@ -477,4 +482,31 @@ describe("predictions through the CLI", () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("The predictions tool needs --predictions FILE.");
   }, 300_000);
+});
+
+describe("choosing instances through the CLI", () => {
+  it("takes --tasks as the instances of a swebench gen, and refuses both at once", async () => {
+    const at = [
+      "--suite",
+      "swebench-chosen",
+      "--dataset",
+      path.join(root, "dataset.json"),
+      "--mirrors",
+      mirrors,
+      "--evals-dir",
+      path.join(root, "chosen-evals"),
+    ];
+    const chosen = await runLab(["gen", ...at, "--tasks", "django__django-7"], { cwd: root });
+    expect(chosen.code, chosen.stderr).toBe(0);
+    // Only the one named is tried (its version has no spec here, a drop of its own).
+    expect(chosen.stderr).toContain("generating 1 instance(s)");
+    expect(chosen.stderr).toContain("[1/1] django__django-7: dropped");
+    expect(chosen.stdout).toContain("swebench-chosen: 0 kept, 1 dropped");
+    const both = await runLab(
+      ["gen", ...at, "--tasks", "django__django-7", "--instances", "acme__widget-1"],
+      { cwd: root },
+    );
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("--instances and --tasks name the same thing here");
+  });
 });

@@ -39,6 +39,14 @@ export interface SyntheticRun {
   readonly telemetry?: (taskId: string, trial: number) => SyntheticTelemetry;
   /** When the run was last updated (ISO); selects the latest run of a tool. */
   readonly updatedAt?: string;
+  /** run.json's status; completed by default. */
+  readonly status?: RunRecord["status"];
+  /** run.json's label (`lab run --label`). */
+  readonly label?: string;
+  /** What identifies the tool beyond its name (a command line's hash); its name by default. */
+  readonly fingerprint?: string;
+  /** Tasks the run planned, beyond those with trials (an unfinished run). */
+  readonly plannedTasks?: readonly string[];
 }
 
 /** A task's facts, with starter-style difficulty metadata. */
@@ -114,7 +122,9 @@ export function writeSyntheticRuns(runsDir: string, runs: readonly SyntheticRun[
     const runId = run.runId ?? `${run.suite}-${run.tool}`;
     const toolVersion = run.toolVersion ?? "1";
     const paths = runPaths(runsDir, runId);
-    const taskIds = Object.keys(run.outcomes).sort();
+    const taskIds = [
+      ...new Set([...Object.keys(run.outcomes), ...(run.plannedTasks ?? [])]),
+    ].sort();
     const trials = Math.max(1, ...Object.values(run.outcomes).map((outcomes) => outcomes.length));
     const updatedAt = run.updatedAt ?? "2025-01-01T00:00:00.000Z";
     const record: RunRecord = {
@@ -122,15 +132,16 @@ export function writeSyntheticRuns(runsDir: string, runs: readonly SyntheticRun[
       runId,
       tool: run.tool,
       toolVersion,
-      toolFingerprint: run.tool,
+      toolFingerprint: run.fingerprint ?? run.tool,
       suite: run.suite,
       labVersion: "test",
       trials,
       taskIds,
       config: {},
-      status: "completed",
+      status: run.status ?? "completed",
       createdAt: updatedAt,
       updatedAt,
+      ...(run.label === undefined ? {} : { label: run.label }),
     };
     mkdirSync(paths.dir, { recursive: true });
     writeFileSync(paths.runJson, JSON.stringify(record, null, 2));

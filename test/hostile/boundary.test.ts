@@ -43,11 +43,27 @@ describe.each(HOSTILE_SANDBOXES)("hostile tools against the sandbox boundary (%s
   it.runIf(sandbox === "bwrap")(
     "the same search without the sandbox finds the oracle and resolves the task (the control)",
     async () => {
-      const result = await lab.run("search-oracle.sh", { runId: "search-none", sandbox: "none" });
+      // Another lab's oracle beside this one, as another test file (or a user's suites) leaves.
+      const decoy = path.join(repoRoot, ".cache", `hostile-decoy-${String(process.pid)}`);
+      const decoyPatch = path.join(decoy, "evals", "fixture", "oracle", "alpha", "gold.patch");
+      mkdirSync(path.dirname(decoyPatch), { recursive: true });
+      writeFileSync(decoyPatch, "not the fix\n");
+      let result;
+      try {
+        result = await lab.run("search-oracle.sh", { runId: "search-none", sandbox: "none" });
+      } finally {
+        rmSync(decoy, { recursive: true, force: true });
+      }
       const trial = result.results[0]!;
       const report = toolReport(result.runDir, trial);
-      expect(report.some((line) => line.includes("/oracle/alpha/gold.patch"))).toBe(true);
-      expect(report.some((line) => line.startsWith("APPLIED"))).toBe(true);
+      // Its own lab's oracle, the nearest to its work tree: not one another test file (or anything
+      // else on the machine) has put somewhere the search passes.
+      const own = path.join(lab.evalsDir, "fixture", "oracle", "alpha", "gold.patch");
+      expect(report).toContain(`FOUND ${own}`);
+      expect(report.filter((line) => line.startsWith("APPLIED"))).toEqual([`APPLIED ${own}`]);
+      expect(report.filter((line) => line.startsWith("FOUND") && !line.includes(lab.root))).toEqual(
+        [],
+      );
       expect(trial.resolved).toBe(true);
       expect(result.events).toContainEqual(
         expect.objectContaining({

@@ -62,15 +62,27 @@ describe("lab report's outputs", () => {
     const { code, stdout } = await report();
     expect(code).toBe(0);
     const lines = stdout.split("\n");
-    expect(lines.slice(0, 3)).toEqual([
+    // First the runs it read, then the table it always printed.
+    expect(lines.slice(0, 7)).toEqual([
       "## s",
       "",
+      "Runs read:",
+      "",
+      "| tool  | version  | run     | status    | trials done | updated              |",
+      "|-------|----------|---------|-----------|------------:|----------------------|",
+      "| alpha | 1        | s-alpha | completed |       24/24 | 2025-01-01 00:00 UTC |",
+    ]);
+    expect(lines.slice(9, 10)).toEqual([
       "| tool  | version  | tasks | resolved | resolve rate | apply rate | cost/task | mean latency | median latency | infra errors |",
     ]);
     expect(stdout).toMatch(
       /^\| alpha +\| 1 +\| +8 \| +18\/24 \| +75\.0% \| +75\.0% \| +\$0\.2500 \| +4\.0 s \| +4\.0 s \| +0 \|$/m,
     );
-    expect(stdout).toMatch(/^\| beta +\| <b>2<\/b> \| +8 \| +3\/23 \| +13\.0% \|.* +1 \|$/m);
+    // beta lost a trial of t2 to an infrastructure error: its rate weighs each task the same.
+    expect(stdout).toMatch(/^\| beta +\| <b>2<\/b> \| +8 \| +3\/23 \| +12\.5% \|.* +1 \|$/m);
+    expect(stdout).toContain(
+      "Tasks have unequal numbers of graded trials (beta: 2 to 3): the resolve rate weighs every task the same",
+    );
     for (const heading of [
       "### Resolve rate, cost and tokens",
       "### Repeated trials",
@@ -82,7 +94,7 @@ describe("lab report's outputs", () => {
       expect(stdout).toContain(`\n${heading}\n`);
     expect(stdout).toContain("Infrastructure errors, left out of every rate: beta 1.");
     expect(stdout).toMatch(
-      /^- alpha is better than beta: \+6\d\.\d points \[95% CI .*\], p = 0\.0\d\d \(Wilcoxon signed-rank test\), on 8 shared tasks\.$/m,
+      /^- alpha is better than beta: \+6\d\.\d points \[95% CI .*\], p = 0\.0\d\d \(Wilcoxon signed-rank test\), on 8 shared tasks\.( .*)?$/m,
     );
     expect(stdout).toMatch(/^\| alpha \| pass@k \| +75\.0% \| +87\.5% \| +87\.5% \|$/m);
   });
@@ -125,8 +137,13 @@ describe("lab report's outputs", () => {
       resolved: 18,
       trials: 24,
       resolve_rate: 0.75,
-      cost_per_resolved: 0.25 / 0.75,
+      label: "alpha",
+      run_status: "completed",
+      run_trials_done: 24,
+      run_trials_planned: 24,
     });
+    // Twelve significant digits: no float noise in the output.
+    expect(alpha?.cost_per_resolved).toBe(0.333333333333);
     expect(alpha?.resolve_rate_ci_low).toBeCloseTo(0.551005559948, 9);
     expect(rows[1]).toMatchObject({
       tool: "beta",
@@ -200,7 +217,7 @@ describe("lab report's outputs", () => {
     expect(result.stderr).toContain(`lab: wrote ${file}`);
     expect(result.stdout.startsWith("tool,tool_version,")).toBe(true);
     const page = readFileSync(file, "utf8");
-    for (const id of ["summary", "chart", "repeated", "comparisons", "slices", "tasks"])
+    for (const id of ["runs", "summary", "chart", "repeated", "comparisons", "slices", "tasks"])
       expect(page).toContain(`<section id="${id}">`);
     expect(page).not.toMatch(/(src|href)=["']?(https?:)?\/\//);
     expect(page).toContain("default-src 'none'");

@@ -342,11 +342,13 @@ describe("comparing tools", () => {
     expect(comparePair(strong, partial).tasks).toBe(12);
   });
 
-  it("no common task gives NaN rates and a tie", () => {
+  it("no common task is not compared: NaN rates and p-values, never a p = 1 tie", () => {
     const result = comparePair(strong, new Map());
     expect(result.tasks).toBe(0);
     expect(result.difference).toBeNaN();
-    expect(result.verdict).toBe("tied");
+    expect(result.pValue).toBeNaN();
+    expect(result.pAdjusted).toBeNaN();
+    expect(result.verdict).toBe("not_compared");
   });
 
   it("repeated trials are compared with the signed-rank test on per-task rates", () => {

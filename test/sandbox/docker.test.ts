@@ -115,8 +115,18 @@ describe.runIf(unavailable === null)("docker provider", () => {
     const { sandbox } = await imageTagsFor(testDockerSettings());
     const list = await runLab(["cache", "list"], { cwd: root });
     expect(list.code).toBe(0);
-    expect(list.stdout).toContain(`${sandbox}\t`);
-    expect(list.stdout).toMatch(/\tdocker-image \d/);
+    // A row of the table: kind, key (the image), python, pins, files, size, built.
+    const row = list.stdout.split("\n").find((line) => line.includes(` ${sandbox} `));
+    expect(row).toMatch(
+      /^docker image +lab-sandbox:\w+ +- +- +- +\d+(\.\d)? MB +\d{4}-\d\d-\d\d \d\d:\d\d UTC$/,
+    );
+    const json = await runLab(["cache", "list", "--json"], { cwd: root });
+    expect(
+      json.stdout
+        .split("\n")
+        .filter((line) => line.includes(sandbox))
+        .map((line) => JSON.parse(line) as unknown),
+    ).toEqual([expect.objectContaining({ kind: "docker image", key: sandbox, dir: null })]);
     expect(list.stderr).toMatch(/docker: [1-9]\d* image\(s\)/);
     const clear = await runLab(["cache", "clear"], { cwd: root, env: { LAB_CACHE_DIR: root } });
     expect(clear.stderr).toContain("docker: removed 0 image(s)");
@@ -143,7 +153,7 @@ describe.runIf(unavailable === null)("docker provider", () => {
     expect(inspect()).not.toBe("");
     const env = { LAB_CACHE_DIR: root };
     const list = await runLab(["cache", "list"], { cwd: root, env });
-    expect(list.stdout).toContain(`${name}\t`);
+    expect(list.stdout).toMatch(new RegExp(`^docker image +${name} `, "m"));
     const clear = await runLab(["cache", "clear"], { cwd: root, env });
     expect(clear.code, clear.stderr).toBe(0);
     expect(clear.stderr).toContain("docker: removed 1 image(s)");

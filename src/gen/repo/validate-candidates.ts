@@ -132,22 +132,27 @@ export async function validateCandidates(
         ? { all: plan.quota.total }
         : quotas(plan.quota.mix, plan.quota.total);
   let done = 0;
-  const log = (message: string): void => {
+  /** One candidate is done: the line plain logs always showed, and the live display's count. */
+  const finish = (id: string, kept: boolean, message: string): void => {
     reporter.emit({
-      type: "log",
-      level: "info",
-      message: `[${String(++done)}/${String(prepared.length)}] ${message}`,
+      type: "proof:task:end",
+      taskId: id,
+      kept,
+      message,
+      done: ++done,
+      total: prepared.length,
     });
   };
 
   const work = async (item: PreparedCandidate): Promise<boolean> => {
     const { candidate, issue, profile } = item;
     const id = candidate.id;
+    reporter.emit({ type: "proof:task:start", taskId: id });
     const drop = async (category: string, reason: string): Promise<false> => {
       dropped.push({ id, commit: candidate.commit, subject: candidate.subject, category, reason });
       await removeRepoTask(plan.suiteDir, id);
       await removeTaskBase(cacheDir, id);
-      log(`${id}: dropped: ${reason}`);
+      finish(id, false, `${id}: dropped: ${reason}`);
       return false;
     };
     const fingerprint = fingerprintOf(candidate, plan, issue);
@@ -176,6 +181,7 @@ export async function validateCandidates(
       environment = earlier.environment;
       notes = earlier.notes;
     } else {
+      reporter.emit({ type: "proof:task:phase", taskId: id, phase: "environment" });
       const inferred = await inferEnvironment({
         gitDir: plan.source,
         commit: candidate.base,
@@ -257,6 +263,9 @@ export async function validateCandidates(
         logDir: suiteLayout(plan.suiteDir).proofLogDir(),
         testTimeoutMs: plan.testTimeoutMs,
         signal: plan.signal,
+        onPhase: (phase) => {
+          reporter.emit({ type: "proof:task:phase", taskId: id, phase });
+        },
       });
       timing.validateMs = Math.round(performance.now() - validateStart);
       timing.proofRuns = runs.length;
@@ -296,12 +305,19 @@ export async function validateCandidates(
       profile,
       textSource: issue.source,
     });
-    log(
+    finish(
+      id,
+      true,
       `${id}: kept (${String(proof.failToPass.length)} FAIL_TO_PASS, ${String(proof.passToPass.length)} PASS_TO_PASS${reuse ? ", proven earlier" : `, proven ${String(plan.proofRuns)}x`})`,
     );
     return true;
   };
 
+  reporter.emit({
+    type: "proof:start",
+    suite: path.basename(plan.suiteDir),
+    total: prepared.length,
+  });
   const pending = await runWithQuotas(
     prepared,
     { limit: plan.concurrency, classOf, quotas: limits, signal: plan.signal },
@@ -320,5 +336,6 @@ export async function validateCandidates(
           : `the ${name} share of the sample (${String(limits?.[name] ?? 0)}) was full`,
     });
   }
+  reporter.emit({ type: "proof:end", kept: kept.length, dropped: done - kept.length });
   return { kept, dropped, timings };
 }

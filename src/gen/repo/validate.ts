@@ -152,6 +152,8 @@ export interface ValidateOptions {
   readonly logDir: string;
   readonly testTimeoutMs: number;
   readonly signal?: AbortSignal | undefined;
+  /** Told each grading step as it starts: "run 1/3 gold: install", ... */
+  readonly onPhase?: ((phase: string) => void) | undefined;
 }
 
 /** A verdict and the runs behind it. */
@@ -179,8 +181,19 @@ export async function validateCandidate(
     let before: Grade;
     const goldLog = path.join(options.logDir, `${task.info.id}.run${String(run)}.gold.log`);
     try {
-      gold = await grade(task, oracle, oracle.goldPatch, goldLog, options);
-      before = await grade(task, oracle, "", goldLog.replace(/gold\.log$/, "before.log"), options);
+      const step = (label: string): ValidateOptions => ({
+        ...options,
+        onPhase: (phase) =>
+          options.onPhase?.(`run ${String(run)}/${String(options.runs)} ${label}: ${phase}`),
+      });
+      gold = await grade(task, oracle, oracle.goldPatch, goldLog, step("gold"));
+      before = await grade(
+        task,
+        oracle,
+        "",
+        goldLog.replace(/gold\.log$/, "before.log"),
+        step("no change"),
+      );
     } catch (error) {
       if (options.signal?.aborted === true) throw error;
       const message = (error as Error).message;

@@ -43,6 +43,14 @@ tbody tr:hover td{background:#f9fafb}
 .chart .name{font-size:12px;font-weight:600;paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}
 .chart .band{fill:#f3f4f6}
 .chart .empty{fill:#9ca3af;font-size:13px}
+.chart .value{fill:#374151;font-size:12px;font-weight:600}
+.chart .verdict{font-size:12px;font-weight:600}
+.chart .zero{stroke:#6b7280;stroke-dasharray:3 3}
+.chart .mde{fill:#f3f4f6}
+.chart-card + .chart-card,.chart-card + .table-wrap,.table-wrap + .chart-card{margin-top:12px}
+.badge.complete{background:var(--good-bg);color:var(--good)}
+.badge.incomplete,.badge.not_compared{background:#fef3c7;color:#92400e}
+ul.notes{margin:8px 0 0;padding-left:18px;color:var(--muted);font-size:12.5px}
 .legend{display:flex;flex-wrap:wrap;gap:16px;margin-top:8px;font-size:12.5px}
 .legend .key{color:var(--muted)}
 ul.verdicts{list-style:none;padding:0;margin:0 0 4px;display:grid;gap:8px}
@@ -163,7 +171,7 @@ export const SCRIPT = `
     facts.textContent = "";
     var kind = { graded: "the tool exited normally", tool_timeout: "the tool timed out", tool_crashed: "the tool crashed (exit " + d.outcome.exitCode + (d.outcome.signal ? ", " + d.outcome.signal : "") + (d.outcome.message ? ": " + d.outcome.message : "") + ")", infra_error: "infrastructure error in " + d.outcome.phase + ": " + d.outcome.message };
     fact("outcome", kind[d.outcome.kind]);
-    fact("patch applied", d.patchApplied === null ? "" : d.patchApplied ? "yes" : "no");
+    fact("change", d.patchEmpty ? "no change (the tool left the work tree as it was)" : d.patchApplied === null ? "" : d.patchApplied ? "applied to a fresh checkout" : "did not apply to a fresh checkout");
     fact("why unresolved", d.reason);
     var phases = Object.keys(d.phaseMs).map(function (p) { return p + " " + secs(d.phaseMs[p]); }).join(" · ");
     fact("time", secs(d.durationMs) + (phases ? " (" + phases + ")" : ""));

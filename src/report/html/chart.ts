@@ -1,6 +1,7 @@
 /** Inline SVG charts: no script, no external font or file, so they render offline and in print. */
 import type { ToolReport } from "../model.js";
 import { escapeHtml } from "./escape.js";
+import { placeLabel, type Box, type LabelSpot } from "./labels.js";
 
 /** One color per tool, in report order; distinguishable on white and in grayscale. */
 export const TOOL_COLORS = [
@@ -59,22 +60,23 @@ function yAxis(left: number, plotWidth: number): string {
 
 /**
  * Cost per task against resolve rate, each tool a point with its 95% Wilson interval. Tools
- * that reported no cost sit in a band of their own at the left, not at a made-up $0.
+ * that reported no cost sit in a band of their own at the left, not at a made-up $0. Each name
+ * goes where it covers no interval, point or other name (labels.ts).
  */
 export function renderCostChart(tools: readonly ToolReport[]): string {
   const withCost = tools.filter((tool) => tool.summary.cost_per_task !== null);
-  const hasBand = withCost.length < tools.length;
+  const bandCount = tools.length - withCost.length;
   // Layout from the left: the axis title, the "not reported" band, the tick labels, the plot.
   const bandLeft = 30;
-  const bandWidth = hasBand ? 76 : 0;
-  const left = bandLeft + bandWidth + (hasBand ? 48 : 26);
+  const bandWidth = bandCount === 0 ? 0 : Math.max(76, 64 * bandCount);
+  const left = bandLeft + bandWidth + (bandCount > 0 ? 48 : 26);
   const plotWidth = WIDTH - left - RIGHT;
   const plotHeight = HEIGHT - TOP - BOTTOM;
   const ticks = niceTicks(Math.max(0, ...withCost.map((tool) => tool.summary.cost_per_task ?? 0)));
   const maxCost = ticks.at(-1) ?? 1;
   const y = (rate: number): number => TOP + plotHeight * (1 - rate);
   const parts: string[] = [];
-  if (hasBand) {
+  if (bandCount > 0) {
     parts.push(
       `<rect class="band" x="${bandLeft}" y="${TOP}" width="${bandWidth}" height="${plotHeight}" rx="4"/><text class="tick" x="${bandLeft + bandWidth / 2}" y="${TOP + plotHeight + 18}" text-anchor="middle">not reported</text>`,
     );
@@ -98,28 +100,51 @@ export function renderCostChart(tools: readonly ToolReport[]): string {
     `<text class="label" transform="translate(14 ${TOP + plotHeight / 2}) rotate(-90)" text-anchor="middle">resolve rate (95% Wilson CI)</text>`,
   );
   let banded = 0;
-  const bandCount = tools.length - withCost.length;
-  tools.forEach((tool, index) => {
+  const points = tools.map((tool) => {
     const { summary } = tool;
     const x =
       summary.cost_per_task === null
         ? bandLeft + (bandWidth * (++banded - 0.5)) / bandCount
         : left + (plotWidth * summary.cost_per_task) / maxCost;
+    return {
+      tool,
+      x,
+      y: y(summary.resolve_rate),
+      top: y(summary.resolve_rate_ci_high),
+      bottom: y(summary.resolve_rate_ci_low),
+    };
+  });
+  // Every interval bar and point is an obstacle to every name.
+  const obstacles: Box[] = points.flatMap((point) => [
+    { x1: point.x - 6, y1: point.top - 1, x2: point.x + 6, y2: point.bottom + 1 },
+    { x1: point.x - 7.5, y1: point.y - 7.5, x2: point.x + 7.5, y2: point.y + 7.5 },
+  ]);
+  const bounds: Box = { x1: bandLeft, y1: 0, x2: WIDTH, y2: TOP + plotHeight };
+  points.forEach((point, index) => {
+    const { tool, x } = point;
+    const { summary } = tool;
     const color = toolColor(index);
     const title = `${tool.label}: ${(summary.resolve_rate * 100).toFixed(1)}% resolved [${(summary.resolve_rate_ci_low * 100).toFixed(1)}, ${(summary.resolve_rate_ci_high * 100).toFixed(1)}], cost per task ${summary.cost_per_task === null ? "not reported" : money(summary.cost_per_task)}`;
-    const isBanded = summary.cost_per_task === null;
-    const anchor = isBanded ? "middle" : x > left + plotWidth - 90 ? "end" : "start";
-    const dx = isBanded ? 0 : anchor === "end" ? -10 : 10;
-    const above = y(summary.resolve_rate) + (isBanded ? -12 : -8);
-    // Near the top, the name goes under the point so it is not cut off.
-    const labelY = above < TOP + 10 ? y(summary.resolve_rate) + 20 : above;
+    const spots: LabelSpot[] = [
+      { x: x + 11, y: point.y + 4, anchor: "start" },
+      { x: x - 11, y: point.y + 4, anchor: "end" },
+      { x, y: point.top - 6, anchor: "middle" },
+      { x, y: point.bottom + 16, anchor: "middle" },
+      ...[14, -14, 28, -28, 42, -42].flatMap((dy) => [
+        { x: x + 11, y: point.y + 4 + dy, anchor: "start" as const },
+        { x: x - 11, y: point.y + 4 + dy, anchor: "end" as const },
+      ]),
+      { x, y: point.top - 20, anchor: "middle" },
+      { x, y: point.bottom + 30, anchor: "middle" },
+    ];
+    const spot = placeLabel(spots, tool.label, obstacles, bounds);
     parts.push(
       `<g class="point"><title>${escapeHtml(title)}</title>` +
-        `<line x1="${x}" x2="${x}" y1="${y(summary.resolve_rate_ci_low)}" y2="${y(summary.resolve_rate_ci_high)}" stroke="${color}" stroke-width="2"/>` +
-        `<line x1="${x - 5}" x2="${x + 5}" y1="${y(summary.resolve_rate_ci_low)}" y2="${y(summary.resolve_rate_ci_low)}" stroke="${color}" stroke-width="2"/>` +
-        `<line x1="${x - 5}" x2="${x + 5}" y1="${y(summary.resolve_rate_ci_high)}" y2="${y(summary.resolve_rate_ci_high)}" stroke="${color}" stroke-width="2"/>` +
-        `<circle cx="${x}" cy="${y(summary.resolve_rate)}" r="6" fill="${color}" stroke="#fff" stroke-width="1.5"/>` +
-        `<text class="name" x="${x + dx}" y="${labelY}" text-anchor="${anchor}" fill="${color}">${escapeHtml(tool.label)}</text></g>`,
+        `<line class="mark" x1="${x}" x2="${x}" y1="${point.bottom}" y2="${point.top}" stroke="${color}" stroke-width="2"/>` +
+        `<line class="mark" x1="${x - 5}" x2="${x + 5}" y1="${point.bottom}" y2="${point.bottom}" stroke="${color}" stroke-width="2"/>` +
+        `<line class="mark" x1="${x - 5}" x2="${x + 5}" y1="${point.top}" y2="${point.top}" stroke="${color}" stroke-width="2"/>` +
+        `<circle class="mark" cx="${x}" cy="${point.y}" r="6" fill="${color}" stroke="#fff" stroke-width="1.5"/>` +
+        `<text class="name" x="${spot.x}" y="${spot.y}" text-anchor="${spot.anchor}" fill="${color}">${escapeHtml(tool.label)}</text></g>`,
     );
   });
   return `<svg class="chart" id="cost-chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="Cost per task against resolve rate">${parts.join("")}</svg>`;
@@ -151,7 +176,7 @@ export function renderPassChart(tools: readonly ToolReport[]): string {
     for (const metric of ["passAtK", "passHatK"] as const) {
       const line = tool.passAtK.map((point) => `${x(point.k)},${y(point[metric])}`).join(" ");
       parts.push(
-        `<polyline points="${line}" fill="none" stroke="${color}" stroke-width="2"${metric === "passHatK" ? ' stroke-dasharray="6 4"' : ""}><title>${escapeHtml(`${tool.label} ${metric === "passAtK" ? "pass@k" : "pass^k"}`)}</title></polyline>`,
+        `<polyline class="mark" points="${line}" fill="none" stroke="${color}" stroke-width="2"${metric === "passHatK" ? ' stroke-dasharray="6 4"' : ""}><title>${escapeHtml(`${tool.label} ${metric === "passAtK" ? "pass@k" : "pass^k"}`)}</title></polyline>`,
       );
     }
   });

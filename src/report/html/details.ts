@@ -29,6 +29,8 @@ export interface TrialDetail {
   readonly outcome: Outcome;
   readonly resolved: boolean | null;
   readonly patchApplied: boolean | null;
+  /** The change was empty: the page says "no change", not "patch applied: no". */
+  readonly patchEmpty: boolean | null;
   readonly reason: string | null;
   readonly durationMs: number;
   readonly phaseMs: Readonly<Record<string, number>>;
@@ -115,6 +117,7 @@ export function readTrialDetails(
         outcome: result.outcome,
         resolved: result.resolved,
         patchApplied: result.patchApplied,
+        patchEmpty: result.patchEmpty,
         reason: result.grade?.reason ?? null,
         durationMs: result.durationMs,
         phaseMs: result.phaseMs,

@@ -14,6 +14,7 @@ import {
   renderChartSection,
   renderComparisonSection,
   renderRepeatedSection,
+  renderRunsSection,
   renderSliceSection,
   renderSummarySection,
 } from "./sections.js";
@@ -34,6 +35,7 @@ const CSP =
 
 /** The ids of the page's sections, in order; the tests check each is there. */
 export const PAGE_SECTIONS = [
+  "runs",
   "summary",
   "comparisons",
   "chart",
@@ -43,6 +45,7 @@ export const PAGE_SECTIONS = [
 ] as const;
 
 const NAV: Record<(typeof PAGE_SECTIONS)[number], string> = {
+  runs: "Runs",
   summary: "Summary",
   chart: "Cost",
   repeated: "Repeated trials",
@@ -76,6 +79,7 @@ export function renderReportHtml(input: PageInput): string {
     .join(", ");
   const meta = `${String(report.taskIds.length)} tasks · ${String(trials)} trials · ${runs}${updated === "" ? "" : ` · last updated ${escapeHtml(updated.replace("T", " ").replace(/\.\d+Z$/, " UTC"))}`}`;
   const body = [
+    renderRunsSection(report),
     renderSummarySection(report),
     renderComparisonSection(report),
     renderChartSection(report),

@@ -1,9 +1,20 @@
 /** The page's tables, as HTML. Every text taken from the store goes through escapeHtml. */
+import { verdictCell } from "../comparisons.js";
 import { decimal, dollars, percent, percentInterval, tokens } from "../format.js";
-import { comparisonCells, passCells, passColumns } from "../markdown.js";
+import {
+  COMPARISON_COLUMNS,
+  comparisonCells,
+  comparisonMethod,
+  passCells,
+  passColumns,
+  RUN_COLUMNS,
+  runCells,
+  runStatusText,
+} from "../markdown.js";
 import type { SuiteReport, ToolReport } from "../model.js";
 import { renderCostChart, renderPassChart, toolColor } from "./chart.js";
 import { escapeHtml } from "./escape.js";
+import { renderDifferenceChart, renderRateChart, renderSliceChart } from "./interval-charts.js";
 
 /** Trusted markup, built here from escaped parts. */
 interface Raw {
@@ -48,6 +59,22 @@ function rateWithInterval(rate: number | null, low: number | null, high: number 
   return raw(
     `<span class="rate">${escapeHtml(percent(rate))}</span> <span class="ci">${escapeHtml(percentInterval(low, high))}</span>`,
   );
+}
+
+/** The runs the page was made from, first: which, how complete, and why where it matters. */
+export function renderRunsSection(report: SuiteReport): string {
+  const rows = report.runs.map((run) => {
+    const cells: Cell[] = runCells(run);
+    cells[3] = raw(
+      `<span class="badge ${run.is_complete ? "complete" : "incomplete"}">${escapeHtml(runStatusText(run))}</span>`,
+    );
+    return cells;
+  });
+  const notes = report.runs
+    .filter((run) => run.note !== null)
+    .map((run) => `<li>${escapeHtml(`${run.label} (${run.run_id}): ${String(run.note)}.`)}</li>`)
+    .join("");
+  return `<section id="runs"><h2>Runs read</h2>${htmlTable(RUN_COLUMNS, rows, 4, "runs-table")}${notes === "" ? "" : `<ul class="notes">${notes}</ul>`}</section>`;
 }
 
 /** The summary: every per-tool figure, one row per tool. */
@@ -95,11 +122,14 @@ export function renderSummarySection(report: SuiteReport): string {
     "summary-table",
   );
   const infra = report.tools.reduce((sum, tool) => sum + tool.summary.infra_errors, 0);
-  return `<section id="summary"><h2>Summary</h2>${table}<p class="note">Rates count graded trials; ${infra === 0 ? "there were no infrastructure errors" : `${String(infra)} infrastructure error${infra === 1 ? " is" : "s are"} counted apart and left out of every rate`}. The Wilson interval counts trials; the bootstrap interval resamples tasks (${String(report.resamples)} resamples, seed ${String(report.seed)}). Latency is the tool's own run time.</p></section>`;
+  const chart = `<div class="card chart-card">${renderRateChart(report.tools)}</div>`;
+  return `<section id="summary"><h2>Summary</h2>${table}${chart}<p class="note">Rates count graded trials; ${infra === 0 ? "there were no infrastructure errors" : `${String(infra)} infrastructure error${infra === 1 ? " is" : "s are"} counted apart and left out of every rate`}. The Wilson interval counts trials; the bootstrap interval resamples tasks (${String(report.resamples)} resamples, seed ${String(report.seed)}). Latency is the tool's own run time.</p></section>`;
 }
 
-/** Cost against resolve rate. */
+/** Cost against resolve rate, when some tool reported its cost. */
 export function renderChartSection(report: SuiteReport): string {
+  if (report.tools.every((tool) => tool.summary.cost_per_task === null))
+    return `<section id="chart"><h2>Cost and resolve rate</h2><p class="note">No tool reported its cost, so there is nothing to plot against the resolve rate (above). Agent CLIs report theirs; a command tool writes <code>{"costUsd": ...}</code> to <code>$LAB_TELEMETRY_FILE</code>.</p></section>`;
   return `<section id="chart"><h2>Cost and resolve rate</h2><div class="card chart-card">${renderCostChart(report.tools)}<div class="legend">${report.tools.map((tool, index) => `<span>${toolName(tool, index).html}</span>`).join("")}</div></div><p class="note">Up and to the left is better. Bars are 95% Wilson intervals.</p></section>`;
 }
 
@@ -143,28 +173,16 @@ export function renderComparisonSection(report: SuiteReport): string {
     .map((c) => `<li class="verdict ${escapeHtml(c.verdict)}">${escapeHtml(c.sentence)}</li>`)
     .join("");
   const table = htmlTable(
-    [
-      "a",
-      "b",
-      "shared tasks",
-      "a rate",
-      "b rate",
-      "a − b [95% CI]",
-      "only a",
-      "only b",
-      "McNemar p",
-      "Wilcoxon p",
-      "p (adjusted)",
-      "verdict",
-    ],
+    [...COMPARISON_COLUMNS.map((title) => title.replace("a - b", "a − b")), "verdict"],
     report.comparisons.map((c) => [
       ...comparisonCells(c),
-      raw(`<span class="badge ${escapeHtml(c.verdict)}">${escapeHtml(c.verdict)}</span>`),
+      raw(`<span class="badge ${escapeHtml(c.verdict)}">${escapeHtml(verdictCell(c))}</span>`),
     ]),
     2,
     "comparison-table",
   );
-  return `<section id="comparisons"><h2>Paired comparisons</h2><ul class="verdicts">${verdicts}</ul>${table}<p class="note">Only tasks both tools have graded trials on count. McNemar's exact test on per-task outcomes when each tool has one trial per task, else the Wilcoxon signed-rank test on per-task resolve rates${report.tools.length > 2 ? "; Holm's correction over all pairs" : ""}. Level ${escapeHtml(String(report.level))}.</p></section>`;
+  const chart = `<div class="card chart-card">${renderDifferenceChart(report.comparisons)}</div>`;
+  return `<section id="comparisons"><h2>Paired comparisons</h2><ul class="verdicts">${verdicts}</ul>${chart}${table}<p class="note">${escapeHtml(comparisonMethod(report))}</p></section>`;
 }
 
 /** One table per slicing field: a row per value, a column per tool. */
@@ -184,8 +202,10 @@ export function renderSliceSection(report: SuiteReport): string {
               ),
         ),
       ]);
-      return `<h3>${escapeHtml(slice.title)}</h3>${htmlTable([slice.field, "tasks", ...report.tools.map((tool) => tool.label)], rows, 1)}`;
+      const chart = `<div class="card chart-card">${renderSliceChart(slice, report.tools)}</div>`;
+      return `<h3>${escapeHtml(slice.title)}</h3>${chart}${htmlTable([slice.column, "tasks", ...report.tools.map((tool) => tool.label)], rows, 1)}`;
     })
     .join("");
-  return `<section id="slices"><h2>Slices</h2><p class="note">Each cell: resolve rate, 95% Wilson interval over trials, resolved/trials.</p>${tables}</section>`;
+  const legend = `<div class="legend">${report.tools.map((tool, index) => `<span>${toolName(tool, index).html}</span>`).join("")}</div>`;
+  return `<section id="slices"><h2>Slices</h2><p class="note">Each chart row: a value of the field and its number of tasks, then each tool's resolve rate with its 95% Wilson interval. Each table cell: resolve rate, interval, resolved/trials.</p>${legend}${tables}</section>`;
 }

@@ -1,0 +1,85 @@
+/** The lines a run or a gen leaves in a log: the plain display's whole output. */
+import type { RunEvent, TrialResult } from "../core/index.js";
+
+/** Something text can be written to. */
+export interface TextSink {
+  write(text: string): unknown;
+}
+
+/** The one-word verdict of a trial, as users read it. */
+export function describeVerdict(result: TrialResult): string {
+  switch (result.outcome.kind) {
+    case "infra_error":
+      return `infra error (${result.outcome.phase}): ${result.outcome.message}`;
+    case "tool_timeout":
+      return `${result.resolved === true ? "resolved" : "unresolved"} (tool timed out)`;
+    case "tool_crashed":
+      return `${result.resolved === true ? "resolved" : "unresolved"} (tool exited ${String(result.outcome.exitCode ?? result.outcome.signal)}${result.outcome.message === undefined ? "" : `: ${shorten(result.outcome.message, 120)}`})`;
+    case "graded":
+      return result.resolved === true
+        ? "resolved"
+        : `unresolved${result.grade?.reason == null ? "" : `: ${shorten(result.grade.reason, 120)}`}`;
+  }
+}
+
+/** Cuts text to `max` characters, marking the cut. */
+function shorten(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)}s`;
+}
+
+/** Colors a text with an ANSI code, or leaves it plain. */
+export type Paint = (code: number, text: string) => string;
+
+/** ANSI colors when `color`, plain text otherwise. */
+export function painter(color: boolean): Paint {
+  return (code, text) => (color ? `\u001b[${String(code)}m${text}\u001b[0m` : text);
+}
+
+/**
+ * The line an event leaves in a log, without its newline; null for the events only a live
+ * display shows (a trial starting, a phase). The plain display prints these lines and the live
+ * one keeps them above its status area, so both leave the same record.
+ */
+export function describeEventLine(event: RunEvent, paint: Paint): string | null {
+  switch (event.type) {
+    case "run:start":
+      return (
+        `lab: ${event.resumed ? "resuming" : "starting"} run ${event.runId}: ${event.tool} ${event.toolVersion} on ${event.suite}, ${String(event.pending)} trial(s) to do` +
+        (event.skipped > 0 ? `, ${String(event.skipped)} already done` : "")
+      );
+    case "trial:end": {
+      const { result } = event;
+      const verdict = describeVerdict(result);
+      const colored =
+        result.resolved === true
+          ? paint(32, verdict)
+          : result.outcome.kind === "infra_error"
+            ? paint(33, verdict)
+            : paint(31, verdict);
+      return `[${String(event.done)}/${String(event.pending)}] ${result.taskId} #${String(result.trial)}: ${colored} (${seconds(result.durationMs)})`;
+    }
+    case "run:end": {
+      const { summary } = event;
+      return (
+        `lab: run ${event.runId} ${event.status}: ${String(summary.resolved)}/${String(summary.trials - summary.infraErrors)} resolved` +
+        (summary.infraErrors > 0 ? `, ${String(summary.infraErrors)} infra error(s)` : "") +
+        `; results in ${event.runDir}`
+      );
+    }
+    case "log":
+      return `lab: ${event.level === "warn" ? "warning: " : ""}${event.message}`;
+    case "proof:task:end":
+      return `lab: [${String(event.done)}/${String(event.total)}] ${event.kept ? event.message : paint(31, event.message)}`;
+    case "trial:start":
+    case "trial:phase":
+    case "proof:start":
+    case "proof:task:start":
+    case "proof:task:phase":
+    case "proof:end":
+      return null;
+  }
+}
