@@ -1,5 +1,6 @@
 import { errorMessage, isLabError, UsageError } from "../core/index.js";
 import { killAllChildren } from "../process/index.js";
+import { auditCommand } from "./audit.js";
 import { cacheCommand } from "./cache.js";
 import { calibrateCommand } from "./calibrate.js";
 import { parseCommandArgs, renderCommandHelp, type CliIO, type CommandDef } from "./command.js";
@@ -23,6 +24,7 @@ export const COMMANDS: readonly CommandDef[] = [
   planCommand,
   reviewCommand,
   calibrateCommand,
+  auditCommand,
   gradeCommand,
   toolsCommand,
   cacheCommand,

@@ -1,10 +1,12 @@
 import path from "node:path";
 import { isLabError, LabError, UsageError } from "../core/index.js";
 import type { LabSettings } from "../config/index.js";
-import { listSuites } from "../suite/index.js";
 import {
   buildReport,
+  describeUnfinishedRuns,
   loadReport,
+  withAuditOutcomes,
+  type LoadedReport,
   readTrialDetails,
   renderCsv,
   renderReportHtml,
@@ -13,9 +15,24 @@ import {
   reportJson,
   type SwebenchRunReport,
 } from "../report/index.js";
-import { listRuns, readTrialResults, writeFileAtomic } from "../store/index.js";
-import { defineCommand, flagOption, listOption, stringOption, type ParsedArgs } from "./command.js";
-import { commonOptions, LAB_VERSION, settingsFrom, suiteFrom } from "./shared.js";
+import { listRuns, readTrialResults, writeFileAtomic, type RunTasks } from "../store/index.js";
+import { listSuites, loadSuite, readAuditOutcomes } from "../suite/index.js";
+import {
+  defineCommand,
+  flagOption,
+  listOption,
+  stringOption,
+  type CliIO,
+  type ParsedArgs,
+} from "./command.js";
+import {
+  commonOptions,
+  configFrom,
+  configOption,
+  LAB_VERSION,
+  settingsFrom,
+  suiteFrom,
+} from "./shared.js";
 
 const FORMATS = ["markdown", "json", "json-full", "csv", "swebench"] as const;
 type Format = (typeof FORMATS)[number];
@@ -82,7 +99,7 @@ export const reportCommand = defineCommand({
   summary:
     "Summarize the runs over a suite: per tool the resolve rate with 95% intervals, patch-apply rate, cost, latency, tokens and infrastructure errors; pass@k and consistency over repeated trials; paired comparisons with a verdict; slices by repository, difficulty and task metadata.",
   usage:
-    "report --suite S [--run-id ID ...] [--slice FIELD ...] [--level P] [--json | --csv | --format F] [--html FILE]",
+    "report --suite S [--run-id ID ...] [--slice FIELD ...] [--level P] [--config FILE] [--json | --csv | --format F] [--html FILE]",
   options: {
     suite: { type: "string", value: "S", description: "The suite to report on" },
     "run-id": {
@@ -121,6 +138,7 @@ export const reportCommand = defineCommand({
       description:
         "Also write the report as one self-contained HTML page, with each trial's patch, logs and transcript",
     },
+    ...configOption,
     ...commonOptions,
   },
   details: `Every report starts with the runs it read: run id, tool and version, status, trials done
@@ -130,6 +148,15 @@ the tasks both attempted: McNemar's exact test with one trial per task, else Wil
 signed-rank test on per-task resolve rates, Holm-adjusted when more than two tools are
 compared; each pair also says the smallest difference it could detect at 80% power
 (\`lab plan\` plans a suite for one).
+
+The Integrity section counts each tool's flagged trials (a change that tampers with the test
+run, or a test log the canary tests show is not the run's own; never resolved) and its
+infrastructure errors, and warns when a tool has clearly more of them than another on the same
+tasks. When the suite has an oracle audit (\`lab audit\`), the tasks are also sliced by its
+outcome. When lab.config.json declares training cutoffs ("models": {"NAME": {"cutoff":
+"2025-03"}}, NAME a model a tool reports or a tool), each such tool's rate on tasks fixed before
+and after the cutoff is compared (Fisher's exact test; a permutation test with repeated trials).
+A run still in progress is reported as far as it got, and said so.
 
 Examples:
   lab report --suite starter
@@ -147,10 +174,17 @@ Examples:
         throw runIds === undefined ? await unknownSuiteOr(error, suite, settings, io.cwd) : error;
       },
     );
-    const report = buildReport(suite, loaded.runs, loaded.tasks, {
-      level,
-      slices: listOption(args, "slice") ?? [],
-    });
+    for (const note of await describeUnfinishedRuns(loaded.runs)) io.stderr.write(`lab: ${note}\n`);
+    const report = buildReport(
+      suite,
+      loaded.runs,
+      await withSuiteFacts(suite, loaded, settings, io),
+      {
+        level,
+        slices: listOption(args, "slice") ?? [],
+        cutoffs: configFrom(args, io).models,
+      },
+    );
     const html = stringOption(args, "html");
     if (html !== undefined) {
       const file = path.resolve(io.cwd, html);
@@ -194,3 +228,20 @@ Examples:
     return 0;
   },
 });
+
+/**
+ * The report's task facts with what the suite folder adds when it is still there: each task's
+ * oracle audit outcome (`lab audit`), for the slice by audit outcome.
+ */
+async function withSuiteFacts(
+  suiteName: string,
+  loaded: LoadedReport,
+  settings: LabSettings,
+  io: CliIO,
+): Promise<RunTasks> {
+  const suite = await loadSuite(suiteName, { evalsDir: settings.evalsDir, cwd: io.cwd }).catch(
+    () => null,
+  );
+  if (suite === null) return loaded.tasks;
+  return withAuditOutcomes(loaded.tasks, await readAuditOutcomes(suite.dir));
+}

@@ -38,6 +38,11 @@ export const runCommand = defineCommand({
       description:
         "Only the tasks reviewed as valid: every reviewer's latest review says clear and adequate (`lab review`)",
     },
+    "strong-only": {
+      type: "boolean",
+      description:
+        "Only the tasks whose hidden tests passed the oracle audit: every wrong variant of the gold patch was caught (`lab audit`)",
+    },
     trials: {
       type: "string",
       value: "K",
@@ -174,6 +179,7 @@ Examples:
         suite: suiteName,
         tasks: listOption(args, "tasks"),
         validOnly: flagOption(args, "valid-only"),
+        strongOnly: flagOption(args, "strong-only"),
         trials: stringOption(args, "trials"),
         concurrency: stringOption(args, "concurrency"),
         timeout: stringOption(args, "timeout"),

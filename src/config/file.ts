@@ -58,6 +58,25 @@ export const configFileSchema = z
     agents: z.record(z.string(), agentSchema).default({}),
     /** Model prices in USD per million tokens, laid over lab's defaults (src/agents/pricing.ts). */
     prices: priceTableSchema.default({}),
+    /**
+     * Facts about models (or tools that report none): the training-data cutoff, a month
+     * ("2025-03") or a day, for the report's contamination slice.
+     */
+    models: z
+      .record(
+        z.string().min(1),
+        z
+          .object({
+            cutoff: z
+              .string()
+              .regex(
+                /^\d{4}-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?$/,
+                "a month (2025-03) or a day (2025-03-31)",
+              ),
+          })
+          .strict(),
+      )
+      .default({}),
     defaults: z
       .object({
         concurrency: z.number().int().positive().optional(),

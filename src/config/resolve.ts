@@ -204,6 +204,8 @@ export interface RunFlags {
   readonly tasks?: readonly string[] | undefined;
   /** --valid-only: only the tasks reviewed as valid. */
   readonly validOnly?: boolean | undefined;
+  /** --strong-only: only the tasks the oracle audit calls strong. */
+  readonly strongOnly?: boolean | undefined;
   readonly trials?: string | undefined;
   readonly concurrency?: string | undefined;
   readonly timeout?: string | undefined;
@@ -301,6 +303,7 @@ export function resolveRunConfig(options: {
     source,
     taskIds: flags.tasks,
     validOnly: flags.validOnly === true,
+    strongOnly: flags.strongOnly === true,
     trials: resolvedTrials,
     concurrency: resolvedConcurrency,
     runId,
@@ -319,6 +322,7 @@ export function resolveRunConfig(options: {
       limits,
       tasks: flags.tasks ?? null,
       validOnly: flags.validOnly === true,
+      strongOnly: flags.strongOnly === true,
       toolCommand: sourceDescription(source),
       sandbox: {
         provider: sandbox.provider.name,

@@ -21,6 +21,7 @@ export type LabErrorCode =
   | "PROOF_FAILED"
   | "RUN_NOT_FOUND"
   | "RUN_CONFLICT"
+  | "RUN_LOCKED"
   | "STORE_SCHEMA_MISMATCH"
   | "STORE_CORRUPT"
   | "CANCELLED";

@@ -10,3 +10,5 @@ export * from "./pool.js";
 export * from "./timing.js";
 export * from "./change-source.js";
 export * from "./proof.js";
+export * from "./remove-tree.js";
+export * from "./audit.js";

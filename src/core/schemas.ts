@@ -82,6 +82,8 @@ export const gradeSchema = z.object({
   environmentKey: z.string().nullable(),
   install: z.enum(["fresh", "reused"]).optional(),
   tampering: z.array(z.string()).default([]),
+  canaries: z.object({ mustPass: z.number(), mustFail: z.number(), files: z.number() }).optional(),
+  leftOut: z.array(z.string()).optional(),
 });
 
 /** Turns a zod error into one line naming the field. */

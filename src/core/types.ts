@@ -116,7 +116,10 @@ export interface Grade {
   readonly reason: string | null;
   /** The test run hit its time limit. */
   readonly testsTimedOut: boolean;
-  /** Exit code of the test command, null when it did not run or was killed. */
+  /**
+   * Exit code of the test command, null when it did not run or was killed. With canaries
+   * planted, some of which must fail, a pytest run that passes every hidden test exits 1.
+   */
   readonly testExitCode: number | null;
   /** Milliseconds per grading phase. */
   readonly phaseMs: Readonly<Record<string, number>>;
@@ -127,8 +130,24 @@ export interface Grade {
    * commit's install when the change leaves the install alone; absent when it was not reached.
    */
   readonly install?: "fresh" | "reused" | undefined;
-  /** What the change does to the test run itself (a new conftest.py, pytest config, ...); flagged, never resolved. */
+  /**
+   * What the change does to the test run itself (a new conftest.py, pytest config, ...), and
+   * what the canary tests found wrong with the log; flagged, never resolved.
+   */
   readonly tampering: readonly string[];
+  /** The canary tests planted among the hidden tests; absent when none were. */
+  readonly canaries?: GradeCanaries | undefined;
+  /** What the work tree held that could not be part of the change, one line each (left out). */
+  readonly leftOut?: readonly string[] | undefined;
+}
+
+/** The canary tests of one grade (docs/design/canaries.md). */
+export interface GradeCanaries {
+  /** Canaries planted: must pass and must fail. */
+  readonly mustPass: number;
+  readonly mustFail: number;
+  /** Hidden test modules that took them. */
+  readonly files: number;
 }
 
 /** What a tool said about itself after a trial; every field optional. */

@@ -1,56 +1,25 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { git, tryGit } from "../git/index.js";
+import { tryGit } from "../git/index.js";
 import { runCommand } from "../process/index.js";
+import { captureWorkTree, type CapturedChange } from "./capture.js";
 import type { GradingPlan } from "./plan.js";
 
 /**
- * The tool's change as a binary-safe diff against the base commit, tracked and new files alike.
- * It is read with the fresh checkout's git directory and a private index, so nothing the tool
- * left in its own .git (config, hooks, filters) runs or counts.
+ * The change as a diff: the stated patch, or the work tree's diff against the base commit
+ * (`capture.ts`), with what was left out of it.
  */
-export async function captureDiff(
-  workTree: string,
-  cleanRepo: string,
-  baseCommit: string,
-  scratchDir: string,
-  pathEnv?: string,
-): Promise<string> {
-  const env = {
-    ...(pathEnv === undefined ? {} : { PATH: pathEnv }),
-    GIT_DIR: path.join(cleanRepo, ".git"),
-    GIT_WORK_TREE: workTree,
-    GIT_INDEX_FILE: path.join(scratchDir, "capture.index"),
-  };
-  await git(["read-tree", baseCommit], { cwd: workTree, env });
-  await git(["add", "--all", "--", "."], { cwd: workTree, env });
-  return git(
-    [
-      "diff",
-      "--cached",
-      "--binary",
-      "--no-ext-diff",
-      "--no-textconv",
-      "--no-color",
-      "--no-renames",
-      baseCommit,
-    ],
-    { cwd: workTree, env },
-  );
-}
-
-/** The change as a diff: the stated patch, or the work tree's diff against the base commit. */
-export async function readChange(plan: GradingPlan): Promise<string> {
+export async function readChange(plan: GradingPlan): Promise<CapturedChange> {
   const { change, places } = plan;
   return "patch" in change
-    ? change.patch
-    : captureDiff(
-        change.workTree,
-        places.repo,
-        plan.task.info.baseCommit,
-        places.scratchDir,
-        plan.machine.pathEnv,
-      );
+    ? { patch: change.patch, leftOut: [] }
+    : captureWorkTree({
+        workTree: change.workTree,
+        gitDir: path.join(places.repo, ".git"),
+        baseCommit: plan.task.info.baseCommit,
+        scratchDir: places.scratchDir,
+        pathEnv: plan.machine.pathEnv,
+      });
 }
 
 /**

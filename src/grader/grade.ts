@@ -1,8 +1,10 @@
-import { appendFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import {
   createPhaseTimer,
+  removeTree,
   type Grade,
+  type GradeCanaries,
   type Oracle,
   type SandboxExecResult,
   type Task,
@@ -10,6 +12,7 @@ import {
 } from "../core/index.js";
 import { prepareEnvironment } from "../environment/index.js";
 import { applyChange, readChange } from "./apply.js";
+import { checkCanaries, plantCanaries, type PlantedCanaries } from "./canaries.js";
 import { checkoutForGrade } from "./checkout.js";
 import { checkSuspiciousOutput, evaluateTests } from "./evaluate.js";
 import { installProject, preInstall } from "./install-project.js";
@@ -23,7 +26,7 @@ import {
   type GradingPlan,
 } from "./plan.js";
 import { detectTestTampering } from "./tamper.js";
-import { applyTestPatch, resetTestFiles, runHiddenTests } from "./test-run.js";
+import { applyTestPatch, readGradingLog, resetTestFiles, runHiddenTests } from "./test-run.js";
 
 /** A grade and the exact diff it graded. */
 export interface GradeOutcome {
@@ -64,11 +67,12 @@ export async function executeGrade(
   try {
     await writeFile(places.logFile, describePlan(plan));
     await timer.timed("checkout", () => checkoutForGrade(plan, signal));
-    const patch =
-      "patch" in plan.change
-        ? plan.change.patch
-        : await timer.timed("capture", () => readChange(plan));
-    const patchEmpty = patch.trim() === "";
+    const captured = await timer.timed("capture", () => readChange(plan));
+    const { leftOut } = captured;
+    if (leftOut.length > 0)
+      await appendFile(places.logFile, `lab: left out of the change: ${leftOut.join("; ")}\n`);
+    const patch = "patch" in captured ? captured.patch : "";
+    const patchEmpty = "patch" in captured && patch.trim() === "";
     // What hidden tests cannot guard against (a new conftest.py, pytest config, an exit hook)
     // is found in the change itself; such a trial is flagged and not resolved.
     const tampering = patchEmpty ? [] : detectTestTampering(patch, plan.testPatch);
@@ -87,10 +91,17 @@ export async function executeGrade(
         phaseMs,
         environmentKey: null,
         tampering,
+        ...(leftOut.length === 0 ? {} : { leftOut }),
         ...fields,
+        reason: withLeftOut(fields.reason, leftOut),
       },
       patch,
     });
+
+    if ("refused" in captured)
+      return unresolved({
+        reason: `the work tree could not be taken as a diff: ${captured.refused}`,
+      });
 
     const prepared = await timer.timed("environment", () =>
       prepareEnvironment(plan.environment, plan.machine),
@@ -127,9 +138,19 @@ export async function executeGrade(
       });
     }
 
+    const canaries = await timer.timed("canaries", () => plantCanaries(plan.canaries, places.repo));
     const testRun = await runHiddenTests(plan, open, timer, signal);
-    const text = await readFile(places.logFile, "utf8");
-    const verdict = judge(plan, testRun, text, tampering);
+    const read = await readGradingLog(places.logFile);
+    if ("tooLong" in read)
+      return unresolved({
+        patchApplied: applyMethod !== null,
+        applyMethod,
+        environmentKey: prepared.key,
+        install,
+        testExitCode: testRun.exitCode,
+        reason: read.tooLong,
+      });
+    const verdict = judge(plan, testRun, read.text, tampering, canaries);
     return {
       grade: {
         resolved: verdict.resolved,
@@ -139,18 +160,22 @@ export async function executeGrade(
         failToPass: verdict.failToPass,
         passToPass: verdict.passToPass,
         statuses: verdict.statuses,
-        reason: verdict.resolved ? null : verdict.reason,
+        reason: verdict.resolved ? null : withLeftOut(verdict.reason ?? "", leftOut),
         testsTimedOut: testRun.timedOut,
         testExitCode: testRun.exitCode,
         phaseMs,
         environmentKey: prepared.key,
         install,
-        tampering,
+        tampering: verdict.tampering,
+        ...(leftOut.length === 0 ? {} : { leftOut }),
+        ...(canaries === null ? {} : { canaries: countCanaries(canaries) }),
       },
       patch,
     };
   } finally {
-    if (!plan.keepScratch) await rm(places.scratchDir, { recursive: true, force: true });
+    // The change's code may have left folders it cannot be removed from; what stays is removed
+    // with the trial's or the run's scratch folder.
+    if (!plan.keepScratch) await removeTree(places.scratchDir);
   }
 }
 
@@ -163,15 +188,25 @@ function judge(
   plan: GradingPlan,
   testRun: SandboxExecResult,
   log: string,
-  tampering: readonly string[],
+  changeTampering: readonly string[],
+  canaries: PlantedCanaries | null,
 ): {
   resolved: boolean;
   reason: string | null;
   statuses: Record<string, TestStatus>;
   failToPass: Readonly<Record<string, boolean>>;
   passToPass: Readonly<Record<string, boolean>>;
+  tampering: readonly string[];
 } {
-  const statuses = parseTestLog(log, plan.parser);
+  const parse = (text: string): Record<string, TestStatus> => parseTestLog(text, plan.parser);
+  // The canaries' own statuses are left out of everything but their check; with them in, a
+  // failing canary explains a non-zero exit status (checkSuspiciousOutput's last rule).
+  const withCanaries = parse(log);
+  const canaryVerdict =
+    canaries === null ? null : checkCanaries(canaries, log, parse, testRun, withCanaries);
+  const statuses = canaryVerdict?.statuses ?? withCanaries;
+  const forged = canaryVerdict?.findings ?? [];
+  const tampering = [...changeTampering, ...forged];
   const verdicts = evaluateTests({
     statuses,
     failToPass: plan.failToPass,
@@ -186,16 +221,18 @@ function judge(
     ? null
     : testRun.exitCode === null
       ? `the test process was killed by ${String(testRun.signal)}`
-      : checkSuspiciousOutput({ statuses, testExitCode: testRun.exitCode, log });
+      : checkSuspiciousOutput({ statuses: withCanaries, testExitCode: testRun.exitCode, log });
   const reason = testRun.timedOut
     ? `the tests timed out after ${String(Math.round(plan.limits.testMs / 1000))} s`
     : overLimit !== null
       ? overLimit
       : suspicious !== null
         ? `the test log was rejected: ${suspicious}`
-        : tampering.length > 0
-          ? `the change tampers with the test run: ${tampering.join("; ")}`
-          : verdicts.reason;
+        : forged.length > 0
+          ? `the test log is not the test run's own: ${forged.join("; ")}`
+          : changeTampering.length > 0
+            ? `the change tampers with the test run: ${changeTampering.join("; ")}`
+            : verdicts.reason;
   const resolved =
     !testRun.timedOut &&
     overLimit === null &&
@@ -208,5 +245,23 @@ function judge(
     statuses,
     failToPass: verdicts.failToPass,
     passToPass: verdicts.passToPass,
+    tampering,
+  };
+}
+
+/** An unresolved grade's reason, naming what the work tree held that the change left out. */
+function withLeftOut(reason: string, leftOut: readonly string[]): string {
+  return leftOut.length === 0
+    ? reason
+    : `${reason} (left out of the change: ${leftOut.join("; ")})`;
+}
+
+/** A grade's record of its canaries. */
+function countCanaries(planted: PlantedCanaries): GradeCanaries {
+  const mustFail = planted.canaries.filter((canary) => canary.mustFail).length;
+  return {
+    mustPass: planted.canaries.length - mustFail,
+    mustFail,
+    files: new Set(planted.canaries.map((canary) => canary.file)).size,
   };
 }

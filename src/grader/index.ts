@@ -1,7 +1,7 @@
 export type { Grade } from "../core/index.js";
 export { checkSuspiciousOutput, evaluateTests } from "./evaluate.js";
 export type { TestRunEvidence, TestsToEvaluate, TestVerdicts } from "./evaluate.js";
-export { captureDiff } from "./apply.js";
+export { captureWorkTree, type CapturedChange } from "./capture.js";
 export { executeGrade, gradeChange, type GradeOutcome } from "./grade.js";
 export {
   APPLY_CHAIN,
@@ -23,3 +23,4 @@ export { SERVICES, STAND_IN_HOSTS, startServices, withServices } from "./service
 export type { RunningServices, ServiceDefinition } from "./services.js";
 export { detectTestTampering } from "./tamper.js";
 export type { GradeSandbox } from "./grade-sandbox.js";
+export { withGoldCheckout, type GoldCheckout } from "./gold-checkout.js";

@@ -9,6 +9,7 @@ import {
   type Task,
 } from "../core/index.js";
 import type { EnvironmentOptions } from "../environment/index.js";
+import { describeCanaryPlan, planCanaries, type CanaryPlan } from "./canaries.js";
 import type { GradeSandbox } from "./grade-sandbox.js";
 import { isEditableInstall } from "./install-layer.js";
 import type { LogParser } from "./parse-log.js";
@@ -35,6 +36,8 @@ export interface GradeOptions {
    * bwrap when it can make a sandbox here, else none.
    */
   readonly sandbox?: GradeSandbox | undefined;
+  /** Plant canary tests among the hidden tests (`canaries.ts`); default true. */
+  readonly canaries?: boolean | undefined;
   /** Told each grading step's name as it starts, for progress (not part of the plan). */
   readonly onPhase?: ((phase: string) => void) | undefined;
 }
@@ -107,6 +110,8 @@ export interface GradingPlan {
   readonly preTest: readonly string[];
   /** Which of upstream's log parsers reads the test output. */
   readonly parser: LogParser;
+  /** The canary tests planted among the hidden tests, or why there are none. */
+  readonly canaries: CanaryPlan;
   /** Stand-ins for network services the tests call, served on loopback. */
   readonly services: readonly string[];
   readonly failToPass: readonly string[];
@@ -151,6 +156,12 @@ export function planGrade(
     testCommand: [spec.testCommand, ...directives.map(quoteShell)].join(" "),
     preTest: spec.preTest ?? [],
     parser: spec.logParser,
+    canaries: planCanaries(
+      spec,
+      selectTestDirectives(oracle.testPatch, "files"),
+      options.canaries !== false,
+      [...oracle.failToPass, ...oracle.passToPass],
+    ),
     services: spec.services ?? [],
     failToPass: oracle.failToPass,
     passToPass: oracle.passToPass,
@@ -196,6 +207,7 @@ export function describePlan(plan: GradingPlan): string {
     ...(plan.preTest.length === 0 ? [] : [`  pre-test: ${plan.preTest.join("; ")}`]),
     `  tests: ${plan.testCommand}`,
     `  parser: ${plan.parser}; ${String(plan.failToPass.length)} FAIL_TO_PASS, ${String(plan.passToPass.length)} PASS_TO_PASS`,
+    `  canaries: ${describeCanaryPlan(plan.canaries)}`,
     ...(plan.services.length === 0 ? [] : [`  services: ${plan.services.join(", ")}`]),
     `  limits: setup ${seconds(plan.limits.setupMs)}, each install ${seconds(plan.limits.installMs)}, tests ${seconds(plan.limits.testMs)}`,
     `  sandbox: ${plan.sandbox?.provider.name ?? "bwrap if it runs here, else none"}`,

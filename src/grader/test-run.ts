@@ -1,4 +1,4 @@
-import { appendFile, writeFile } from "node:fs/promises";
+import { appendFile, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { LabError, quoteShell, type PhaseTimer, type SandboxExecResult } from "../core/index.js";
 import { git, tryGit } from "../git/index.js";
@@ -61,13 +61,20 @@ export async function runHiddenTests(
   const testRun = await timer
     .timed("tests", () =>
       open.confinement.phase(services.pythonPath, (sandbox) =>
-        sandbox.exec(["bash", "-c", testScript(plan.testCommand, plan.preTest, opening)], {
-          cwd: repo,
-          env: { ...open.runEnv, ...withServices(open.gradeEnv.testEnv, services) },
-          timeoutMs: plan.limits.testMs,
-          logFile,
-          signal,
-        }),
+        sandbox.exec(
+          [
+            "bash",
+            "-c",
+            testScript(plan.testCommand, plan.preTest, opening, plan.canaries.style !== null),
+          ],
+          {
+            cwd: repo,
+            env: { ...open.runEnv, ...withServices(open.gradeEnv.testEnv, services) },
+            timeoutMs: plan.limits.testMs,
+            logFile,
+            signal,
+          },
+        ),
       ),
     )
     .finally(() => services.stop());
@@ -85,9 +92,30 @@ export function testScript(
   testCommand: string,
   preTest: readonly string[],
   opening: string,
+  joinStreams = false,
 ): string {
-  if (preTest.length === 0) return testCommand;
-  return ["{", ...preTest, "} 2>&1", `printf '%s\\n' ${quoteShell(opening)}`, testCommand].join(
-    "\n",
-  );
+  // With canaries, stderr joins stdout in the process itself, so the log keeps the order in
+  // which the test process wrote: the canaries' sentinel must come before anything printed
+  // after it, whichever stream that went to.
+  const join = joinStreams ? "exec 2>&1\n" : "";
+  if (preTest.length === 0) return `${join}${testCommand}`;
+  return `${join}${["{", ...preTest, "} 2>&1", `printf '%s\\n' ${quoteShell(opening)}`, testCommand].join("\n")}`;
+}
+
+/** The most of a grading log lab reads: the parsers need it whole, and memory is finite. */
+export const MAX_LOG_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The grading log as text, or why it is not read: a log over MAX_LOG_BYTES was made by the
+ * change's code printing, which is the change's outcome, not a failure of lab.
+ */
+export async function readGradingLog(
+  file: string,
+): Promise<{ text: string } | { tooLong: string }> {
+  const { size } = await stat(file);
+  if (size > MAX_LOG_BYTES)
+    return {
+      tooLong: `the test run printed ${String(Math.round(size / 1024 / 1024))} MB, more than the ${String(MAX_LOG_BYTES / 1024 / 1024)} MB lab reads`,
+    };
+  return { text: await readFile(file, "utf8") };
 }

@@ -31,6 +31,7 @@ export const CSV_COLUMNS: readonly (keyof ToolSummary)[] = [
   "mean_consistency",
   "flip_rate",
   "rate_variance",
+  "flagged",
   "trials_per_task_min",
   "label",
   "run_status",

@@ -1,6 +1,7 @@
 import { LabError } from "../core/index.js";
 import {
   listRuns,
+  readRunLock,
   readRunTasks,
   readTrialRows,
   type RunPaths,
@@ -65,4 +66,24 @@ export async function loadReport(
     tasks = { ...tasks, ...(await readRunTasks(run.paths)) };
   }
   return { runs, tasks };
+}
+
+/**
+ * What a report should say about runs that are not finished: one line per run whose lock is
+ * held by a live process (its figures are partial) or was left by one that is gone.
+ */
+export async function describeUnfinishedRuns(runs: readonly LoadedRun[]): Promise<string[]> {
+  const notes: string[] = [];
+  for (const run of runs) {
+    const lock = await readRunLock(run.paths);
+    if (lock === null) continue;
+    const { pid, host, since } = lock.holder;
+    const who = `lab process ${String(pid)} on ${host}`;
+    notes.push(
+      lock.state === "stale"
+        ? `run ${run.record.runId} was left unfinished by ${who}, which is gone; rerun the same command to resume it.`
+        : `run ${run.record.runId} is in progress (${who}${since === "" ? "" : ` since ${since}`}); its figures are partial.`,
+    );
+  }
+  return notes;
 }

@@ -16,11 +16,21 @@ import {
 } from "./format.js";
 import type { SuiteReport, ToolReport } from "./model.js";
 import { shortTime, type RunUsed } from "./runs.js";
+import { renderContaminationMarkdown } from "./contamination.js";
+import { renderIntegrityMarkdown } from "./integrity.js";
 import type { SliceTable } from "./slices.js";
 import { renderMarkdownTable, renderSummaryMarkdown } from "./tables.js";
 
 /** The parts of the Markdown report, in the order they are printed. */
-export type MarkdownSection = "runs" | "summary" | "rates" | "repeated" | "comparisons" | "slices";
+export type MarkdownSection =
+  | "runs"
+  | "summary"
+  | "rates"
+  | "repeated"
+  | "comparisons"
+  | "slices"
+  | "integrity"
+  | "contamination";
 
 /** Every section. */
 export const ALL_SECTIONS: readonly MarkdownSection[] = [
@@ -30,6 +40,8 @@ export const ALL_SECTIONS: readonly MarkdownSection[] = [
   "repeated",
   "comparisons",
   "slices",
+  "integrity",
+  "contamination",
 ];
 
 const right = (count: number, leftColumns = 1): boolean[] =>
@@ -313,6 +325,11 @@ export function renderReportMarkdown(
     if (section === "repeated" && report.isRepeated) parts.push(renderRepeated(report));
     if (section === "comparisons") parts.push(renderComparisons(report));
     if (section === "slices") parts.push(renderSlices(report));
+    if (section === "integrity") parts.push(renderIntegrityMarkdown(report.integrity));
+    if (section === "contamination") {
+      const text = renderContaminationMarkdown(report.contamination);
+      if (text !== "") parts.push(text);
+    }
   }
   return parts.join("\n");
 }

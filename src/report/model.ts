@@ -7,6 +7,8 @@ import type { RunTasks, TrialRow } from "../store/index.js";
 import { buildComparisons, type ComparisonReport } from "./comparisons.js";
 import { describeRunsUsed, runLabels, type RunUsed } from "./runs.js";
 import { buildSlices, type SliceTable } from "./slices.js";
+import { buildContamination, type ContaminationReport } from "./contamination.js";
+import { buildIntegrity, type IntegrityReport } from "./integrity.js";
 import { consistency, flipRate, passAtK, passHatK, type TaskTallies } from "./stats.js";
 import { groupByTask, summarizeRun, type SummaryOptions, type ToolSummary } from "./summary.js";
 
@@ -24,6 +26,8 @@ export interface ReportOptions extends SummaryOptions {
   readonly level?: number;
   /** Metadata fields to slice by, beside repository and difficulty. */
   readonly slices?: readonly string[];
+  /** Training cutoffs by model (or tool) name, from lab.config.json, for the contamination slice. */
+  readonly cutoffs?: Readonly<Record<string, { readonly cutoff: string }>>;
 }
 
 /** One trial in the per-task grid. */
@@ -95,6 +99,10 @@ export interface SuiteReport {
   readonly tools: readonly ToolReport[];
   readonly comparisons: readonly ComparisonReport[];
   readonly slices: readonly SliceTable[];
+  /** Flagged trials and infrastructure errors per tool, with warnings. */
+  readonly integrity: IntegrityReport;
+  /** Each tool's rate on tasks fixed before and after its model's training cutoff. */
+  readonly contamination: ContaminationReport;
 }
 
 function passCurve(graded: readonly (readonly boolean[])[], maxK: number): PassAtKPoint[] {
@@ -208,5 +216,7 @@ export function buildReport(
     tools,
     comparisons,
     slices: buildSlices(grouped, tasks, options.slices),
+    integrity: buildIntegrity(grouped, level),
+    contamination: buildContamination(grouped, tasks, options.cutoffs ?? {}, { level, seed }),
   };
 }

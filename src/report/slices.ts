@@ -104,6 +104,12 @@ const BUILT_IN: readonly SliceDef[] = [
     title: "By stack trace in the issue",
     valueOf: metadata("hasStackTrace"),
   },
+  {
+    field: "oracleAudit",
+    title: "By oracle audit outcome (lab audit)",
+    valueOf: metadata("oracleAudit"),
+    buckets: ["strong", "weak_tests", "no_variants", "error", "not audited"],
+  },
 ];
 
 /** More distinct numbers than this are cut into quartile buckets rather than listed. */

@@ -64,6 +64,8 @@ export interface ToolSummary {
   readonly flip_rate: number | null;
   /** Sample variance of the resolve rate across trial numbers (trial 1, trial 2, ...). */
   readonly rate_variance: number | null;
+  /** Graded trials flagged for tampering with the test run (never resolved). */
+  readonly flagged: number;
   /** The fewest graded trials any attempted task has (below trials_per_task: unequal counts). */
   readonly trials_per_task_min: number;
   /** The name the report gives the tool: its --label or name, or its run id where two would look the same. */
@@ -209,6 +211,7 @@ export function summarizeRun(
       byTrial.size < 2
         ? null
         : resolveRateVariance([...byTrial.values()].map((tally) => tally.resolved / tally.trials)),
+    flagged: graded.filter((row) => row.flagged).length,
     trials_per_task_min: attempted.reduce(
       (fewest, group) => Math.min(fewest, group.graded.length),
       attempted.length === 0 ? 0 : Infinity,

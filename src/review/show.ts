@@ -4,6 +4,7 @@ import path from "node:path";
 import { LabError } from "../core/index.js";
 import { renderMarkdownTable } from "../report/index.js";
 import { GROUND_RULES, loadTask, type Suite } from "../suite/index.js";
+import { renderAudit } from "./audit.js";
 import type { Review } from "./schema.js";
 import { currentReviews, readReviews } from "./store.js";
 import { judgeTask } from "./validity.js";
@@ -44,7 +45,10 @@ export async function renderGold(oracleDir: string): Promise<string> {
   return `### Gold patch\n\n${await readOracleFile(oracleDir, "gold.patch")}`;
 }
 
-/** The hidden tests: FAIL_TO_PASS, the PASS_TO_PASS count and the test patch, under a heading. */
+/**
+ * The hidden tests: FAIL_TO_PASS, the PASS_TO_PASS count and the test patch, under a heading,
+ * then the oracle audit's survivors.
+ */
 export async function renderTests(oracleDir: string): Promise<string> {
   const lists = JSON.parse(await readOracleFile(oracleDir, "tests.json")) as {
     FAIL_TO_PASS?: string[];
@@ -57,6 +61,8 @@ export async function renderTests(oracleDir: string): Promise<string> {
     `PASS_TO_PASS: ${String(lists.PASS_TO_PASS?.length ?? 0)} test(s)`,
     "",
     await readOracleFile(oracleDir, "test.patch"),
+    "",
+    await renderAudit(oracleDir),
   ].join("\n");
 }
 

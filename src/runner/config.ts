@@ -37,6 +37,8 @@ export interface RunConfig {
   readonly taskIds?: readonly string[] | undefined;
   /** Only the tasks reviewed as valid (`lab review`). */
   readonly validOnly: boolean;
+  /** Only the tasks the suite's oracle audit calls strong (`lab audit`). */
+  readonly strongOnly: boolean;
   readonly trials: number;
   readonly concurrency: number;
   readonly runId: string;
@@ -68,4 +70,6 @@ export interface TrialJob {
    * the runs, lab's cache and the scratch root, where other trials' work trees are.
    */
   readonly hiddenPaths: readonly string[];
+  /** The run's scratch folder under the scratch root, emptied when the run starts or resumes. */
+  readonly scratchDir: string;
 }

@@ -1,7 +1,10 @@
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
+import { rmdir } from "node:fs/promises";
 import path from "node:path";
 import {
   LabError,
+  removeTree,
   runPool,
   SCHEMA_VERSION,
   sourceFingerprint,
@@ -15,6 +18,7 @@ import {
   type TrialResult,
 } from "../core/index.js";
 import {
+  acquireRunLock,
   appendTrialIndex,
   readRunRecord,
   readTrialResult,
@@ -23,6 +27,7 @@ import {
   trialPaths,
   writeJsonAtomic,
   writeRunTasks,
+  type RunPaths,
 } from "../store/index.js";
 import {
   builtinEvalsDir,
@@ -129,10 +134,31 @@ async function checkSandbox(
  * Runs a change source (a tool, or stated changes) over a suite: it loads the suite once,
  * selects the tasks, and runs a trial per task and repeat. Every check that can fail on bad
  * input (suite, tasks, oracles, the tool's readiness, a conflicting earlier run) happens before
- * anything is written.
+ * anything but the run's lock is written. One process runs a run at a time (`run.lock`); a
+ * second one stops with RUN_LOCKED, naming the first.
  * Rerunning with the same run id resumes: finished trials are skipped, infra errors retried.
  */
 export async function runSuite(
+  config: RunConfig,
+  reporter: Reporter,
+  signal: AbortSignal,
+): Promise<RunResult> {
+  const lock = await acquireRunLock(runPaths(config.runsDir, config.runId));
+  try {
+    if (lock.tookOverFrom !== null)
+      reporter.emit({
+        type: "log",
+        level: "warn",
+        message: `run ${config.runId}: took over the lock of lab process ${String(lock.tookOverFrom.pid)}, which is gone`,
+      });
+    return await runLocked(config, reporter, signal);
+  } finally {
+    await lock.release();
+  }
+}
+
+/** runSuite's work, under the run's lock. */
+async function runLocked(
   config: RunConfig,
   reporter: Reporter,
   signal: AbortSignal,
@@ -142,6 +168,7 @@ export async function runSuite(
   const selection = await selectTasks(suite, {
     requested: config.taskIds,
     validOnly: config.validOnly,
+    strongOnly: config.strongOnly,
     source,
   });
   for (const note of selection.notes) reporter.emit({ type: "log", ...note });
@@ -159,6 +186,15 @@ export async function runSuite(
   const toolVersion = source.kind === "tool" ? await source.tool.detectVersion() : source.version;
 
   const run = runPaths(config.runsDir, config.runId);
+  // Under the lock, whatever this run's scratch folder holds was left by a killed process.
+  const scratchDir = runScratchDir(config.scratchRoot, run);
+  const left = await removeTree(scratchDir);
+  if (left !== null)
+    reporter.emit({
+      type: "log",
+      level: "warn",
+      message: `could not empty ${scratchDir}: ${left.message}`,
+    });
   const now = new Date().toISOString();
   let record: RunRecord;
   const resumed = existsSync(run.runJson);
@@ -233,7 +269,7 @@ export async function runSuite(
         skipped++;
         continue;
       }
-      jobs.push({ task, oracle, trial, paths, hiddenPaths });
+      jobs.push({ task, oracle, trial, paths, hiddenPaths, scratchDir });
     }
   }
   await writeJsonAtomic(run.runJson, record);
@@ -289,6 +325,8 @@ export async function runSuite(
     signal.removeEventListener("abort", onAbort);
   }
 
+  // Each trial removed its own scratch; the run's folder goes too (left only if it is not empty).
+  await rmdir(scratchDir).catch(() => undefined);
   const status: RunStatus =
     state.failure !== null ? "failed" : signal.aborted ? "cancelled" : "completed";
   await writeJsonAtomic(run.runJson, { ...record, status, updatedAt: new Date().toISOString() });
@@ -297,4 +335,13 @@ export async function runSuite(
   reporter.emit({ type: "run:end", runId: config.runId, runDir: run.dir, status, summary });
   if (state.failure !== null) throw state.failure;
   return { runId: config.runId, runDir: run.dir, status, summary, results };
+}
+
+/**
+ * The scratch folder of one run's trials under the scratch root: named by the run id and its
+ * folder, so two runs folders with one run id never share it.
+ */
+export function runScratchDir(scratchRoot: string, run: RunPaths): string {
+  const key = createHash("sha256").update(run.dir).digest("hex").slice(0, 8);
+  return path.join(scratchRoot, `${path.basename(run.dir)}-${key}`);
 }

@@ -1,6 +1,6 @@
 import { LabError, type ChangeSource } from "../core/index.js";
 import { restrictToValidTasks } from "../review/index.js";
-import type { Suite } from "../suite/index.js";
+import { readAuditFile, suiteLayout, type Suite } from "../suite/index.js";
 
 /** The tasks a run attempts, and what the user should be told about the choice. */
 export interface TaskSelection {
@@ -20,6 +20,7 @@ export async function selectTasks(
   options: {
     readonly requested: readonly string[] | undefined;
     readonly validOnly: boolean;
+    readonly strongOnly?: boolean | undefined;
     readonly source: ChangeSource;
   },
 ): Promise<TaskSelection> {
@@ -52,6 +53,11 @@ export async function selectTasks(
     notes.push({ level: "info", message: selection.summary });
     taskIds = selection.taskIds;
   }
+  if (options.strongOnly === true) {
+    const selection = await restrictToStrongTasks(suite, taskIds);
+    notes.push({ level: "info", message: selection.summary });
+    taskIds = selection.taskIds;
+  }
   taskIds ??= suite.taskIds;
   if (taskIds.length === 0) {
     throw new LabError("SUITE_NOT_FOUND", `Suite "${suite.name}" has no tasks in ${suite.dir}.`, {
@@ -59,4 +65,35 @@ export async function selectTasks(
     });
   }
   return { taskIds, notes };
+}
+
+/**
+ * The tasks (of those asked for) that the suite's oracle audit calls strong: every wrong
+ * variant of their gold patch was caught by their hidden tests. Fails when there is no audit.
+ */
+async function restrictToStrongTasks(
+  suite: Suite,
+  requested: readonly string[] | undefined,
+): Promise<{ taskIds: string[]; summary: string }> {
+  const audit = await readAuditFile(suite.dir);
+  if (audit === undefined)
+    throw new LabError(
+      "TASK_NOT_FOUND",
+      `--strong-only: suite "${suite.name}" has no oracle audit (${suiteLayout(suite.dir).auditFile}).`,
+      { hint: `Audit its tasks first: lab audit --suite ${suite.name}.` },
+    );
+  const pool = requested ?? suite.taskIds;
+  const taskIds = pool.filter((id) => audit.tasks[id]?.outcome === "strong");
+  const counts = new Map<string, number>();
+  for (const id of pool) {
+    const outcome = audit.tasks[id]?.outcome ?? "not audited";
+    counts.set(outcome, (counts.get(outcome) ?? 0) + 1);
+  }
+  const left = [...counts]
+    .filter(([outcome]) => outcome !== "strong")
+    .map(([outcome, count]) => `${String(count)} ${outcome}`);
+  return {
+    taskIds,
+    summary: `--strong-only: ${String(taskIds.length)} of ${String(pool.length)} task(s) passed the oracle audit${left.length === 0 ? "" : ` (left out: ${left.join(", ")})`}`,
+  };
 }

@@ -4,6 +4,7 @@ import {
   createPhaseTimer,
   errorMessage,
   isLabError,
+  removeTree,
   SCHEMA_VERSION,
   sourceName,
   type Outcome,
@@ -45,10 +46,8 @@ export async function runTrial(
 
   await rm(paths.dir, { recursive: true, force: true });
   await mkdir(paths.artifactsDir, { recursive: true });
-  await mkdir(config.scratchRoot, { recursive: true });
-  const scratch = await mkdtemp(
-    path.join(config.scratchRoot, `${task.info.id}-${String(job.trial)}-`),
-  );
+  await mkdir(job.scratchDir, { recursive: true });
+  const scratch = await mkdtemp(path.join(job.scratchDir, `${task.info.id}-${String(job.trial)}-`));
   let obtained: ObtainedChange | null = null;
   let grade: Grade | null = null;
 
@@ -170,7 +169,8 @@ export async function runTrial(
             },
     );
   } finally {
-    if (!config.keepScratch) await rm(scratch, { recursive: true, force: true });
+    // What is left (a folder the tool made unremovable) goes when the run next starts.
+    if (!config.keepScratch) await removeTree(scratch);
   }
 }
 

@@ -33,13 +33,17 @@ export interface TrialRow {
   /** The tool phase's milliseconds; null when the trial never reached it. */
   readonly toolMs: number | null;
   readonly durationMs: number;
+  /** The grade flagged the change for tampering with the test run (the report's cheat count). */
+  readonly flagged: boolean;
+  /** The model the tool said it used; null when it said none. */
+  readonly model: string | null;
 }
 
 /**
  * Version of the index's line format. A line of another version is skipped, so its trial is
  * read from result.json and the index rewritten: changing the format needs no migration.
  */
-const INDEX_VERSION = 1;
+const INDEX_VERSION = 2;
 
 const KINDS: readonly Outcome["kind"][] = ["graded", "tool_timeout", "tool_crashed", "infra_error"];
 
@@ -60,6 +64,8 @@ export function toTrialRow(result: TrialResult): TrialRow {
     cacheWriteTokens: telemetry.cacheWriteTokens ?? null,
     toolMs: result.phaseMs.tool ?? null,
     durationMs: result.durationMs,
+    flagged: (result.grade?.tampering.length ?? 0) > 0,
+    model: telemetry.model ?? null,
   };
 }
 
@@ -84,6 +90,8 @@ type IndexLine = [
   cacheWriteTokens: number | null,
   toolMs: number | null,
   durationMs: number,
+  flagged: boolean,
+  model: string | null,
 ];
 
 function toLine(row: TrialRow, file: { mtimeMs: number; size: number }): string {
@@ -104,6 +112,8 @@ function toLine(row: TrialRow, file: { mtimeMs: number; size: number }): string 
     row.cacheWriteTokens,
     row.toolMs,
     row.durationMs,
+    row.flagged,
+    row.model,
   ];
   return `${JSON.stringify(line)}\n`;
 }
@@ -123,6 +133,8 @@ function fromLine(line: IndexLine): TrialRow {
     cacheWriteTokens: line[13],
     toolMs: line[14],
     durationMs: line[15],
+    flagged: line[16],
+    model: line[17],
   };
 }
 
@@ -130,7 +142,7 @@ function fromLine(line: IndexLine): TrialRow {
 function isIndexLine(value: unknown): value is IndexLine {
   return (
     Array.isArray(value) &&
-    value.length === 16 &&
+    value.length === 18 &&
     value[0] === INDEX_VERSION &&
     typeof value[1] === "string" &&
     typeof value[2] === "number" &&

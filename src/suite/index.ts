@@ -4,3 +4,4 @@ export * from "./paths.js";
 export * from "./proof-file.js";
 export * from "./prompt.js";
 export * from "./checkout.js";
+export * from "./audit-file.js";

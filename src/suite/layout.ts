@@ -26,12 +26,16 @@ export interface SuiteLayout {
   readonly samplingFile: string;
   /** `reviews.jsonl`: the reviews `lab review` records, beside the tasks. */
   readonly reviewsFile: string;
+  /** `audit.json`: written by `lab audit`, each task's oracle audit (variants of its gold patch). */
+  readonly auditFile: string;
   /** `.cache/`: gen's repositories and proof logs (setup.sh clones from there). */
   readonly cacheDir: string;
   /** `tasks/<id>`. */
   taskDir(id: string): string;
   /** `oracle/<id>`. */
   oracleDir(id: string): string;
+  /** `.cache/audit-logs/<id>`: `lab audit`'s grading logs of a task's variants. */
+  auditLogDir(id: string): string;
   /**
    * `.cache/proof-logs`: gen's grading logs of its proofs; with a run number, that run's own
    * folder `run<N>` (swebench gen, which names its logs by task and grade only).
@@ -55,9 +59,11 @@ export function suiteLayout(dir: string): SuiteLayout {
     candidatesFile: path.join(dir, "candidates.json"),
     samplingFile: path.join(dir, "sampling.md"),
     reviewsFile: path.join(dir, "reviews.jsonl"),
+    auditFile: path.join(dir, "audit.json"),
     cacheDir,
     taskDir: (id) => path.join(tasksDir, id),
     oracleDir: (id) => path.join(oracleRoot, id),
+    auditLogDir: (id) => path.join(cacheDir, "audit-logs", id),
     proofLogDir: (run) =>
       run === undefined
         ? path.join(cacheDir, "proof-logs")

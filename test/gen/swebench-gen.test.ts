@@ -213,7 +213,14 @@ describe("lab gen --suite swebench", () => {
       id: "acme__widget-1",
       repo: "acme/widget",
       baseCommit: base,
-      metadata: { goldFiles: 1, goldLines: 2, hasStackTrace: false },
+      // The fix date (the pull request's created_at) stays with the task: the contamination
+      // slice splits tasks at a model's training cutoff by it.
+      metadata: {
+        createdAt: "2024-01-01T00:00:00Z",
+        goldFiles: 1,
+        goldLines: 2,
+        hasStackTrace: false,
+      },
     });
     expect(
       JSON.parse(

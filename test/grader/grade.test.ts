@@ -71,8 +71,12 @@ describe("gradeChange", () => {
       patchEmpty: false,
       applyMethod: "git apply --verbose",
       reason: null,
-      testExitCode: 0,
+      // The canaries that must fail fail, so pytest exits 1 with every hidden test passing.
+      testExitCode: 1,
+      tampering: [],
     });
+    expect(grade.canaries?.mustFail).toBeGreaterThan(0);
+    expect(grade.canaries?.mustPass).toBeGreaterThan(0);
     expect(grade.statuses).toEqual({
       "tests/test_add.py::test_zero": "PASSED",
       "tests/test_add.py::test_two": "PASSED",

@@ -80,6 +80,12 @@ describe("planGrade", () => {
     });
     expect(plan.limits).toEqual({ setupMs: 60_000, installMs: 120_000, testMs: 1_800_000 });
     expect(plan.keepScratch).toBe(false);
+    // Canaries go into the hidden test modules pytest would find by name.
+    expect(plan.canaries).toEqual({ style: "pytest", files: ["tests/test_widget.py"] });
+    expect(
+      planGrade(task, oracle("pip install -e ."), { patch: "" }, { ...options, canaries: false })
+        .canaries,
+    ).toEqual({ style: null, why: "turned off for this grade" });
   });
 
   it("allows the base commit's install to stand in only for an editable install, saying why not otherwise", () => {
@@ -112,6 +118,7 @@ describe("describePlan", () => {
       "#   reset: tests/test_widget.py, tests/test new.py (new), tests/data.json",
       "#   tests: pytest -rA tests/test_widget.py 'tests/test new.py'",
       "#   parser: pytest_options; 1 FAIL_TO_PASS, 2 PASS_TO_PASS",
+      "#   canaries: pytest canaries in 1 hidden test module(s)",
       "#   services: httpbin",
       "#   limits: setup 60 s, each install 120 s, tests 1800 s",
       "#   sandbox: bwrap if it runs here, else none",

@@ -23,6 +23,7 @@ export interface SyntheticTelemetry {
   readonly outputTokens?: number;
   readonly cacheReadTokens?: number;
   readonly toolMs?: number;
+  readonly model?: string;
 }
 
 /** One run to write. */

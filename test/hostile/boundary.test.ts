@@ -28,7 +28,7 @@ import {
 } from "./helpers.js";
 
 describe.each(HOSTILE_SANDBOXES)("hostile tools against the sandbox boundary (%s)", (sandbox) => {
-  const lab = makeLab(sandbox);
+  const lab = makeLab({ sandbox });
 
   it("searching the filesystem and processes for the oracle finds nothing", async () => {
     const result = await lab.run("search-oracle.sh", { tasks: ["alpha", "beta"] });

@@ -1,7 +1,8 @@
 /**
  * Hostile tools against the grade: the tool's change itself tries to make the hidden tests
  * pass without fixing the code. Each attempt fails, or the change is detected by
- * detectTestTampering (src/grader/tamper.ts) so the trial can be flagged.
+ * detectTestTampering (src/grader/tamper.ts) or the canary tests (src/grader/canaries.ts) so
+ * the trial is flagged.
  */
 import { describe, expect, it } from "vitest";
 import type { TrialResult } from "../../src/core/index.js";
@@ -9,7 +10,7 @@ import { detectTestTampering } from "../../src/grader/tamper.js";
 import { gradedPatch, HOSTILE_SANDBOXES, makeLab, testPatchOf } from "./helpers.js";
 
 describe.each(HOSTILE_SANDBOXES)("hostile tools against the grade (%s)", (sandbox) => {
-  const lab = makeLab(sandbox);
+  const lab = makeLab({ sandbox });
   const attempt = async (
     script: string,
     args: string,
@@ -22,7 +23,10 @@ describe.each(HOSTILE_SANDBOXES)("hostile tools against the grade (%s)", (sandbo
     );
     return { trial, findings };
   };
-  /** Unresolved; where the cheat got past the hidden tests, the grade names it and the trial is flagged. */
+  /**
+   * Unresolved; where the cheat got past the hidden tests, the grade names it and the trial is
+   * flagged: by the scan of the change, and where the cheat rewrote outcomes, by the canaries.
+   */
   const expectDefeated = ({
     trial,
     findings,
@@ -31,9 +35,14 @@ describe.each(HOSTILE_SANDBOXES)("hostile tools against the grade (%s)", (sandbo
     findings: string[];
   }): void => {
     expect(trial.resolved, JSON.stringify(trial.grade)).toBe(false);
-    expect(trial.grade?.tampering).toEqual(findings);
+    const canaries = (trial.grade?.tampering ?? []).filter((line) => line.startsWith("canaries: "));
+    expect(trial.grade?.tampering).toEqual([...findings, ...canaries]);
     if (findings.length > 0)
-      expect(trial.grade?.reason).toMatch(/^the change tampers with the test run: /);
+      expect(trial.grade?.reason).toMatch(
+        canaries.length > 0
+          ? /^the test log is not the test run's own: canaries: /
+          : /^the change tampers with the test run: /,
+      );
   };
 
   it("deleting and rewriting the test files changes nothing: the hidden tests are put back", async () => {
@@ -73,11 +82,14 @@ describe.each(HOSTILE_SANDBOXES)("hostile tools against the grade (%s)", (sandbo
     expect(trial.grade?.statuses["tests/test_add.py::test_two"]).toBe("FAILED");
   }, 120_000);
 
-  it("forged output printed by a failing test process is rejected, as SWE-bench rejects it", async () => {
-    const { trial } = await attempt("forged-output.sh", "atexit");
+  it("forged output printed by the test process after its session is caught by the canaries' sentinel", async () => {
+    // SWE-bench rejects this log by its exit status (1, with no FAILED line left); with canaries
+    // that must fail, the status is 1 anyway, and the sentinel printed at exit catches it.
+    const { trial, findings } = await attempt("forged-output.sh", "atexit");
+    expect(findings).toEqual([]);
     expect(trial.resolved).toBe(false);
     expect(trial.grade?.reason).toBe(
-      "the test log was rejected: the tests exited with code 1 but the log reports no FAILED or ERROR test",
+      "the test log is not the test run's own: canaries: test results were printed after the test session ended (tests/test_add.py::test_two)",
     );
   }, 120_000);
 

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll } from "vitest";
@@ -53,16 +53,22 @@ export interface Lab {
       maxProcesses?: number;
       /** The user's home, to lab (HOME); pyenv's root stays where it was. */
       home?: string;
+      concurrency?: number;
     },
   ): Promise<RunResult & { events: RunEvent[] }>;
 }
 
 /**
  * Makes the lab under the repository's .cache rather than /tmp: the sandbox replaces /tmp, and
- * a test whose oracle sits there would pass whatever the sandbox's rules were. Its runs use
- * `sandbox` unless told otherwise; under docker, lab's image is built first if missing.
+ * a test whose oracle sits there would pass whatever the sandbox's rules were. Its suite is a
+ * two-task fixture suite ("fixture"), or a copy of the starter suite. Its runs use `sandbox`
+ * (default bwrap) unless told otherwise; under docker, lab's image is built first if missing.
  */
-export function makeLab(sandbox: IsolatingSandbox = "bwrap"): Lab {
+export function makeLab(
+  options: { suite?: "fixture" | "starter"; sandbox?: IsolatingSandbox } = {},
+): Lab {
+  const suiteName = options.suite ?? "fixture";
+  const sandbox = options.sandbox ?? "bwrap";
   if (sandbox === "docker") {
     beforeAll(
       () => createDockerProvider({ settings: testDockerSettings() }).checkReady(),
@@ -77,7 +83,11 @@ export function makeLab(sandbox: IsolatingSandbox = "bwrap"): Lab {
   const evalsDir = path.join(root, "evals");
   const runsDir = path.join(root, "runs");
   const scratchDir = path.join(root, "scratch");
-  writeFixtureSuite(evalsDir, "fixture", [addTask("alpha"), addTask("beta")]);
+  if (suiteName === "starter")
+    cpSync(path.join(repoRoot, "evals", "starter"), path.join(evalsDir, "starter"), {
+      recursive: true,
+    });
+  else writeFixtureSuite(evalsDir, "fixture", [addTask("alpha"), addTask("beta")]);
   return {
     root,
     evalsDir,
@@ -102,9 +112,10 @@ export function makeLab(sandbox: IsolatingSandbox = "bwrap"): Lab {
       );
       const config = resolveRunConfig({
         flags: {
-          suite: "fixture",
+          suite: suiteName,
           runId: options.runId ?? script.replace(/\.sh$/, ""),
-          tasks: options.tasks ?? ["alpha"],
+          tasks: options.tasks ?? (suiteName === "fixture" ? ["alpha"] : undefined),
+          concurrency: options.concurrency === undefined ? undefined : String(options.concurrency),
           timeout: options.timeout ?? "60s",
           sandbox: options.sandbox ?? sandbox,
           disk: options.disk,

@@ -9,7 +9,7 @@ import { HOSTILE_SANDBOXES, makeLab, toolLog } from "./helpers.js";
 const cgroups = await detectCgroups();
 
 describe.each(HOSTILE_SANDBOXES)("hostile tools against the machine (%s)", (sandbox) => {
-  const lab = makeLab(sandbox);
+  const lab = makeLab({ sandbox });
 
   // docker's engine makes the cgroups itself.
   it.runIf(cgroups.memory !== null || sandbox === "docker")(

@@ -258,7 +258,8 @@ export async function validateCandidate(
         };
       const suspicious = checkSuspiciousOutput({
         statuses: gold.statuses,
-        testExitCode: gold.testExitCode,
+        // Failing canaries make the status non-zero; the grade has judged it with them.
+        testExitCode: gold.canaries === undefined ? gold.testExitCode : null,
         log,
       });
       if (suspicious !== null)

@@ -1,0 +1,286 @@
+/**
+ * Canary tests: a check of the test log that does not read the change. Just before the tests
+ * run, test functions with names and bodies made up for this grade are put among the hidden
+ * tests, in the same modules, so they run in the same test process. Some must fail and some
+ * must pass. A change that rewrites test outcomes from inside the process (however its code is
+ * written or assembled) cannot tell them from the hidden tests, so it rewrites theirs too: a
+ * must-fail canary reported as passing, or a canary missing from a module whose others ran,
+ * shows the log does not describe the run. One must-pass canary also registers an exit handler
+ * that prints a sentinel line; test results printed after it were printed after the test
+ * session ended. See docs/design/canaries.md.
+ */
+import { randomBytes } from "node:crypto";
+import { lstat, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import type { TestStatus } from "../core/index.js";
+import {
+  insertCanaries,
+  randomInt,
+  seededRandom,
+  type CanaryFunction,
+  type CanaryRequest,
+  type Random,
+} from "./canary-source.js";
+
+/** Where a grade's canaries go, or why it has none. */
+export type CanaryPlan =
+  | {
+      /** The test runner the canaries are written for. */
+      readonly style: CanaryRunner;
+      /** The hidden test modules that take canaries (paths in the checkout). */
+      readonly files: readonly string[];
+    }
+  | { readonly style: null; readonly why: string };
+
+/** The runners canaries are written for. */
+export type CanaryRunner = "pytest" | "sympy" | "unittest";
+
+/** Which runner each log parser reads the output of. */
+const RUNNER_OF: Readonly<Record<string, CanaryRunner>> = {
+  pytest: "pytest",
+  pytest_options: "pytest",
+  pytest_v2: "pytest",
+  matplotlib: "pytest",
+  seaborn: "pytest",
+  sympy: "sympy",
+  django: "unittest",
+};
+
+/** The canaries of one grade, as planted. */
+export interface PlantedCanaries {
+  readonly canaries: readonly (CanaryFunction & { readonly file: string })[];
+  /** The line the sentinel canary's exit handler prints. */
+  readonly sentinel: string;
+}
+
+/** What the canaries say about a test log. */
+export interface CanaryVerdict {
+  /** Why the log cannot be trusted, one line each; empty when it can. */
+  readonly findings: string[];
+  /** The log's statuses without the canaries'. */
+  readonly statuses: Record<string, TestStatus>;
+}
+
+/** How the test process ended, as far as the canaries care. */
+export interface TestProcessEnd {
+  readonly exitCode: number | null;
+  readonly timedOut: boolean;
+  readonly limitExceeded: string | null;
+}
+
+/** Test command options under which a failing canary changes which tests run. */
+const RUN_CHANGING_OPTIONS =
+  /(^|\s)(-x|--exitfirst|--failfast|--maxfail(=|\s)\S+|--sw|--stepwise|-k(\s|\S)|--lf|--last-failed|--ff|--failed-first|--deselect)/;
+
+/**
+ * A test module by its name, as the suites' pytest settings find them (`test_*.py`, `*_test.py`,
+ * pylint's `*test_*.py`); helpers and data beside them (a test root's conf.py) take none.
+ */
+const TEST_MODULE = /(^|\/)([^/]*test_[^/]*|[^/]*_test|tests?)\.py$/;
+
+/**
+ * Decides whether and where a grade plants canaries: in the hidden test modules (the test
+ * patch's files named like test modules, or named by a hidden test's id as pytest's own
+ * `testing/python/fixtures.py` is, which the test command runs), for pytest, SymPy's bin/test
+ * or Django's runtests.py, unless an option makes a failing test stop or select the run.
+ */
+export function planCanaries(
+  runner: { readonly testCommand: string; readonly logParser: string },
+  testFiles: readonly string[],
+  enabled = true,
+  testIds: readonly string[] = [],
+): CanaryPlan {
+  if (!enabled) return { style: null, why: "turned off for this grade" };
+  const style = RUNNER_OF[runner.logParser];
+  if (style === undefined)
+    return { style: null, why: `no canaries for the ${runner.logParser} runner yet` };
+  if (RUN_CHANGING_OPTIONS.test(runner.testCommand))
+    return { style: null, why: "the test command stops at or selects failures" };
+  // pytest's ids are `path.py::name`, SymPy's failure ids `path.py:name`.
+  const named = (file: string): boolean =>
+    testIds.some((id) => id.startsWith(`${file}::`) || id.startsWith(`${file}:`));
+  const files = testFiles.filter((file) => TEST_MODULE.test(file) || named(file));
+  if (files.length === 0) return { style: null, why: "the hidden tests add no test module" };
+  return { style, files };
+}
+
+/** One line for the plan in grader.log. */
+export function describeCanaryPlan(plan: CanaryPlan): string {
+  return plan.style === null
+    ? `none (${plan.why})`
+    : `${plan.style} canaries in ${String(plan.files.length)} hidden test module(s)`;
+}
+
+/**
+ * Writes the canaries into the plan's test modules in the checkout `repo`: one or two that must
+ * pass and one or two that must fail per module, at random places among its definitions. A
+ * module that is missing or reached through a symlink is skipped. Returns null when none was
+ * planted.
+ */
+export async function plantCanaries(
+  plan: CanaryPlan,
+  repo: string,
+  random: Random = seededRandom(randomBytes(4).readUInt32LE()),
+): Promise<PlantedCanaries | null> {
+  if (plan.style === null) return null;
+  const sentinel = `lab-canaries-done ${randomHex(random)}`;
+  const planted: (CanaryFunction & { file: string })[] = [];
+  for (const file of plan.files) {
+    const full = path.join(repo, file);
+    if (!(await isPlainFileInside(repo, file))) continue;
+    const requests: CanaryRequest[] = [
+      ...Array.from({ length: randomInt(random, 1, 2) }, () => ({
+        mustFail: false,
+        carriesSentinel: false,
+      })),
+      ...Array.from({ length: randomInt(random, 1, 2) }, () => ({
+        mustFail: true,
+        carriesSentinel: false,
+      })),
+    ];
+    if (planted.length === 0) requests[0] = { mustFail: false, carriesSentinel: true };
+    const source = await readFile(full, "utf8");
+    const { text, canaries } = insertCanaries(
+      source,
+      shuffle(random, requests),
+      random,
+      sentinel,
+      plan.style === "unittest" ? "unittest" : "functions",
+      { beforeLastTest: plan.style === "sympy" },
+    );
+    await writeFile(full, text);
+    planted.push(...canaries.map((canary) => ({ ...canary, file })));
+  }
+  return planted.length === 0 ? null : { canaries: planted, sentinel };
+}
+
+/**
+ * Judges a test log by its canaries. Always: a must-fail canary reported as passing (or as an
+ * expected failure while a must-pass one beside it passed). When the test process ended by
+ * itself: a canary missing from a module where another canary was reported, an exit status 0
+ * although a canary failed, results printed after the sentinel, or the sentinel missing
+ * although its canary passed.
+ */
+export function checkCanaries(
+  planted: PlantedCanaries,
+  log: string,
+  parse: (text: string) => Record<string, TestStatus>,
+  end: TestProcessEnd,
+  all: Record<string, TestStatus> = parse(log),
+): CanaryVerdict {
+  const ids = Object.keys(all);
+  const canaryIds = new Set<string>();
+  const statusOf = new Map<CanaryFunction, TestStatus | null>();
+  for (const canary of planted.canaries) {
+    // pytest ids end `::name` (pytest_v2's may carry a message after it), SymPy's are the name
+    // or `path.py:name`, Django's start `name (module.Class)`.
+    const own = new RegExp(`(^|::|:)${canary.name}($|\\s)`);
+    const matching = ids.filter((id) => own.test(id));
+    for (const id of matching) canaryIds.add(id);
+    statusOf.set(canary, matching.length === 0 ? null : (all[matching[0] as string] ?? null));
+  }
+  const statuses = Object.fromEntries(Object.entries(all).filter(([id]) => !canaryIds.has(id)));
+  const findings: string[] = [];
+  const say = (what: string, canaries: readonly CanaryFunction[]): void => {
+    if (canaries.length > 0)
+      findings.push(`canaries: ${what} (${canaries.map((canary) => canary.name).join(", ")})`);
+  };
+  const byFile = new Map<string, CanaryFunction[]>();
+  for (const canary of planted.canaries)
+    byFile.set(canary.file, [...(byFile.get(canary.file) ?? []), canary]);
+  const mustFail = planted.canaries.filter((canary) => canary.mustFail);
+  say(
+    "a test that must fail was reported as passing",
+    mustFail.filter((canary) => statusOf.get(canary) === "PASSED"),
+  );
+  say(
+    "a test that must fail was reported as an expected failure while one that must pass passed beside it",
+    mustFail.filter(
+      (canary) =>
+        statusOf.get(canary) === "XFAIL" &&
+        (byFile.get(canary.file) ?? []).some(
+          (other) => !other.mustFail && statusOf.get(other) === "PASSED",
+        ),
+    ),
+  );
+  const ended = end.exitCode !== null && !end.timedOut && end.limitExceeded === null;
+  if (!ended) return { findings, statuses };
+
+  const reported = (canary: CanaryFunction): boolean => statusOf.get(canary) !== null;
+  // SymPy and unittest report a failing test's exception as an error.
+  const hasFailed = (canary: CanaryFunction): boolean =>
+    statusOf.get(canary) === "FAILED" || statusOf.get(canary) === "ERROR";
+  say(
+    "a test that must fail is missing from the log while its module ran",
+    mustFail.filter(
+      (canary) => !reported(canary) && (byFile.get(canary.file) ?? []).some(reported),
+    ),
+  );
+  say(
+    "a test that must pass is missing from the log while a failing one beside it was reported",
+    planted.canaries.filter(
+      (canary) =>
+        !canary.mustFail &&
+        !reported(canary) &&
+        (byFile.get(canary.file) ?? []).some((other) => other.mustFail && hasFailed(other)),
+    ),
+  );
+  const failed = mustFail.filter(hasFailed);
+  if (end.exitCode === 0 && failed.length > 0)
+    say("the test process exited with status 0 although a test failed", failed);
+  findings.push(...checkSentinel(planted, log, parse, all, statusOf));
+  return { findings, statuses };
+}
+
+/** The sentinel's findings: results printed after it, or it missing although its canary ran. */
+function checkSentinel(
+  planted: PlantedCanaries,
+  log: string,
+  parse: (text: string) => Record<string, TestStatus>,
+  all: Record<string, TestStatus>,
+  statusOf: ReadonlyMap<CanaryFunction, TestStatus | null>,
+): string[] {
+  const carrier = planted.canaries.find((canary) => canary.carriesSentinel);
+  const at = log.indexOf(`\n${planted.sentinel}\n`);
+  if (at === -1) {
+    return carrier !== undefined && statusOf.get(carrier) === "PASSED"
+      ? [
+          `canaries: the test process ended without running its exit handlers, so what it printed last is not known to be its own (${carrier.name})`,
+        ]
+      : [];
+  }
+  // An honest log has no result after the sentinel: only then is the rest parsed again.
+  if (Object.keys(parse(log.slice(at))).length === 0) return [];
+  const before = parse(log.slice(0, at));
+  const changed = Object.keys(all).filter((id) => before[id] !== all[id]);
+  if (changed.length === 0) return [];
+  const named = changed.slice(0, 3).join(", ");
+  const more = changed.length > 3 ? ` and ${String(changed.length - 3)} more` : "";
+  return [`canaries: test results were printed after the test session ended (${named}${more})`];
+}
+
+/** Whether `file` under `repo` is a regular file reached without a symlink on the way. */
+async function isPlainFileInside(repo: string, file: string): Promise<boolean> {
+  let current = repo;
+  const parts = file.split("/");
+  for (const [index, part] of parts.entries()) {
+    current = path.join(current, part);
+    const stats = await lstat(current).catch(() => null);
+    if (stats === null || stats.isSymbolicLink()) return false;
+    if (index < parts.length - 1 ? !stats.isDirectory() : !stats.isFile()) return false;
+  }
+  return true;
+}
+
+function shuffle<T>(random: Random, items: readonly T[]): T[] {
+  const copy = [...items];
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j] as T, copy[i] as T];
+  }
+  return copy;
+}
+
+function randomHex(random: Random): string {
+  return Array.from({ length: 16 }, () => Math.floor(random() * 16).toString(16)).join("");
+}
