@@ -1,47 +1,71 @@
 /**
- * The sandbox's start-up overhead per trial: make a trial's sandbox, run `true` in it, dispose
- * of it; against running the same `true` unsandboxed through src/process. Goal: under 100 ms.
+ * The sandbox's start-up overhead per trial, and what it adds to a warm grade.
  *
- *   npx tsx bench/sandbox.ts [--repeat 50]
+ *   npx tsx bench/sandbox.ts [--repeat 50] [--grades 10] [--task ID] [--no-docker]
  *
- * Each bwrap sample is a whole trial's share: cgroups made and removed, mounts computed, one
- * bwrap process with every namespace. Limits are lab's defaults (disk and processes).
+ * Start-up: make a trial's sandbox, run `true` in it, dispose of it; against running the same
+ * `true` unsandboxed through src/process. Each sample is a whole trial's share: cgroups made and
+ * removed, mounts computed, one bwrap process (or one container) with every namespace. Limits
+ * are lab's defaults (disk and processes). Goal: bwrap under 100 ms. For docker also the time
+ * from asking for a command to that command running inside its container (a timestamp taken
+ * inside): goal under 1 s.
+ *
+ * Warm grade: the gold patch of one starter task graded again and again with its environment
+ * and install layer cached, by each provider in turn (interleaved, so load hits all alike).
+ * Overhead = the grade's wall time minus the bare test process (the test phase under none).
+ * Goal: docker within 1.5x bwrap's overhead.
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { uvPassEnvFrom } from "../src/config/index.js";
 import type { SandboxLimits, SandboxProvider } from "../src/core/index.js";
+import { gradeChange } from "../src/grader/index.js";
 import { runCommand } from "../src/process/index.js";
-import { createBwrapProvider, createNoneProvider } from "../src/sandbox/index.js";
+import { median } from "../src/report/index.js";
+import {
+  createBwrapProvider,
+  createDockerProvider,
+  createNoneProvider,
+  defaultDockerSettings,
+} from "../src/sandbox/index.js";
+import { loadOracle, loadSuite, loadTask } from "../src/suite/index.js";
 
-const { values } = parseArgs({ options: { repeat: { type: "string", default: "50" } } });
+const { values } = parseArgs({
+  options: {
+    repeat: { type: "string", default: "50" },
+    grades: { type: "string", default: "10" },
+    task: { type: "string", default: "envcfg-optional-fields" },
+    "no-docker": { type: "boolean", default: false },
+  },
+});
 const repeat = Number(values.repeat);
+const grades = Number(values.grades);
 const root = mkdtempSync(path.join(os.tmpdir(), "lab-bench-sandbox-"));
+const cacheDir = path.join(root, "cache");
 const pathEnv = process.env.PATH ?? "/usr/bin:/bin";
 const limits: SandboxLimits = { memoryMb: null, diskMb: 10 * 1024, maxProcesses: 4096 };
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] ?? 0)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-}
-
-async function sample(run: () => Promise<unknown>): Promise<number[]> {
+async function sample(run: () => Promise<unknown>, times = repeat): Promise<number[]> {
   await run(); // warm up: first spawn, cgroup detection, page cache
-  const times: number[] = [];
-  for (let i = 0; i < repeat; i++) {
+  const samples: number[] = [];
+  for (let i = 0; i < times; i++) {
     const start = performance.now();
     await run();
-    times.push(performance.now() - start);
+    samples.push(performance.now() - start);
   }
-  return times;
+  return samples;
 }
 
-async function trialWith(provider: SandboxProvider, index: number, network = true): Promise<void> {
-  const trial = path.join(root, `trial-${String(index)}-${String(Math.random()).slice(2)}`);
+let index = 0;
+/** One trial's sandbox: made, `argv` run in it, disposed; returns the command's stdout. */
+async function trialWith(
+  provider: SandboxProvider,
+  argv: readonly string[] = ["true"],
+  network = true,
+): Promise<string> {
+  const trial = path.join(root, `trial-${String(index++)}`);
   const workTree = path.join(trial, "work");
   mkdirSync(workTree, { recursive: true });
   const sandbox = await provider.create({
@@ -57,46 +81,142 @@ async function trialWith(provider: SandboxProvider, index: number, network = tru
     limits,
   });
   try {
-    const result = await sandbox.exec(["true"], {
+    const result = await sandbox.exec(argv, {
       cwd: workTree,
       env: { PATH: pathEnv },
-      timeoutMs: 30_000,
+      timeoutMs: 60_000,
     });
-    if (result.exitCode !== 0) throw new Error(`sandboxed true failed: ${result.stderrTail}`);
+    if (result.exitCode !== 0)
+      throw new Error(`sandboxed ${argv[0] ?? ""} failed: ${result.stderrTail}`);
+    return result.stdoutTail;
   } finally {
     await sandbox.dispose();
+    rmSync(trial, { recursive: true, force: true });
   }
 }
 
 function describe(name: string, times: number[], baseline?: number): string {
   const sorted = [...times].sort((a, b) => a - b);
   const p95 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))] ?? 0;
-  const mid = median(times);
+  const mid = median(times) ?? 0;
   const extra = baseline === undefined ? "" : `  overhead ${(mid - baseline).toFixed(1)} ms`;
-  return `${name.padEnd(34)} median ${mid.toFixed(1).padStart(6)} ms  p95 ${p95.toFixed(1).padStart(6)} ms${extra}`;
+  return `${name.padEnd(34)} median ${mid.toFixed(1).padStart(7)} ms  p95 ${p95.toFixed(1).padStart(7)} ms${extra}`;
 }
 
 const bwrap = createBwrapProvider({ pathEnv: `${pathEnv}:/usr/bin:/bin` });
 await bwrap.checkReady();
 const none = createNoneProvider();
-let index = 0;
+const docker = values["no-docker"]
+  ? undefined
+  : createDockerProvider({
+      settings: defaultDockerSettings(pathEnv, path.join(os.homedir(), ".cache", "lab")),
+    });
+await docker?.checkReady({
+  progress: (message) => {
+    console.error(`docker: ${message}`);
+  },
+});
+
 const direct = await sample(() =>
   runCommand(["true"], { cwd: root, env: { PATH: pathEnv }, timeoutMs: 30_000 }),
 );
-const noneTimes = await sample(() => trialWith(none, index++));
-const bwrapTimes = await sample(() => trialWith(bwrap, index++));
-const offline = await sample(() => trialWith(bwrap, index++, false));
-rmSync(root, { recursive: true, force: true });
+const noneTimes = await sample(() => trialWith(none));
+const bwrapTimes = await sample(() => trialWith(bwrap));
+const offline = await sample(() => trialWith(bwrap, ["true"], false));
+// Containers take a good part of a second: a fifth of the samples.
+const dockerRepeat = Math.max(5, Math.round(repeat / 5));
+const dockerTimes = docker === undefined ? [] : await sample(() => trialWith(docker), dockerRepeat);
+const firstCommand: number[] = [];
+if (docker !== undefined) {
+  for (let i = 0; i <= dockerRepeat; i++) {
+    const asked = Date.now();
+    const inside = Number(await trialWith(docker, ["date", "+%s%3N"]));
+    if (i > 0) firstCommand.push(inside - asked);
+  }
+}
 
-const base = median(direct);
+const base = median(direct) ?? 0;
 console.log(
-  `sandbox start-up per trial, ${String(repeat)} runs each of \`true\` (${(await bwrap.describeLimits(limits)).summary})`,
+  `sandbox start-up per trial, ${String(repeat)} runs each of \`true\` (${(await bwrap.describeLimits(limits)).summary}); load average ${os.loadavg()[0]?.toFixed(1) ?? "?"}`,
 );
 console.log(describe("unsandboxed (runCommand)", direct));
 console.log(describe("none (limits only)", noneTimes, base));
 console.log(describe("bwrap", bwrapTimes, base));
 console.log(describe("bwrap, network off", offline, base));
-const overhead = median(bwrapTimes) - base;
+const overhead = (median(bwrapTimes) ?? 0) - base;
 console.log(
   `bwrap overhead ${overhead.toFixed(1)} ms per trial: ${overhead < 100 ? "under" : "OVER"} the 100 ms goal`,
 );
+if (docker !== undefined) {
+  console.log(describe(`docker (${String(dockerRepeat)} runs)`, dockerTimes, base));
+  console.log(describe("docker: asked to command running", firstCommand));
+  const start = median(firstCommand) ?? 0;
+  console.log(
+    `docker start to first command ${(start / 1000).toFixed(2)} s: ${start < 1000 ? "under" : "OVER"} the 1 s goal`,
+  );
+}
+
+// Warm grades: the same gold patch, graded by each provider in turn.
+const suite = await loadSuite("starter", { cwd: process.cwd() });
+const task = await loadTask(suite, values.task);
+const oracle = await loadOracle(task);
+const environment = {
+  cacheDir,
+  pathEnv,
+  home: os.homedir(),
+  uvPassEnv: uvPassEnvFrom(process.env),
+  pyenvRoot: process.env.PYENV_ROOT ?? path.join(os.homedir(), ".pyenv"),
+  uv: process.env.LAB_UV,
+  timeoutMs: 20 * 60_000,
+};
+async function gradeWith(provider: SandboxProvider): Promise<{ totalMs: number; testsMs: number }> {
+  const scratch = mkdtempSync(path.join(root, "grade-"));
+  const start = performance.now();
+  const { grade } = await gradeChange(
+    task,
+    oracle,
+    { patch: oracle.goldPatch },
+    {
+      scratchDir: path.join(scratch, "grade"),
+      logFile: path.join(scratch, "grade.log"),
+      environment,
+      setupTimeoutMs: 600_000,
+      installTimeoutMs: 1_200_000,
+      testTimeoutMs: 1_800_000,
+      sandbox: { provider },
+    },
+  );
+  const totalMs = performance.now() - start;
+  rmSync(scratch, { recursive: true, force: true });
+  if (!grade.resolved)
+    throw new Error(`${task.info.id}'s gold patch did not resolve under ${provider.name}`);
+  return { totalMs, testsMs: grade.phaseMs.tests ?? 0 };
+}
+const graders = [none, bwrap, ...(docker === undefined ? [] : [docker])];
+const graded = new Map<string, { totalMs: number; testsMs: number }[]>(
+  graders.map((provider) => [provider.name, []]),
+);
+for (const provider of graders) await gradeWith(provider); // the cold grade builds the caches
+for (let i = 0; i < grades; i++) {
+  for (const provider of graders) graded.get(provider.name)?.push(await gradeWith(provider));
+}
+rmSync(root, { recursive: true, force: true });
+
+const bareTests = median((graded.get("none") ?? []).map((g) => g.testsMs)) ?? 0;
+const overheadOf = (name: string): number =>
+  (median((graded.get(name) ?? []).map((g) => g.totalMs)) ?? 0) - bareTests;
+console.log(
+  `warm grades of ${task.info.id}'s gold patch, ${String(grades)} each, interleaved; bare test process (none) ${(bareTests / 1000).toFixed(2)} s; load average ${os.loadavg()[0]?.toFixed(1) ?? "?"}`,
+);
+for (const provider of graders) {
+  const total = median((graded.get(provider.name) ?? []).map((g) => g.totalMs)) ?? 0;
+  console.log(
+    `${provider.name.padEnd(8)} warm grade median ${(total / 1000).toFixed(2)} s, overhead beyond the test process ${(overheadOf(provider.name) / 1000).toFixed(2)} s`,
+  );
+}
+if (docker !== undefined) {
+  const ratio = overheadOf("docker") / overheadOf("bwrap");
+  console.log(
+    `docker grade overhead ${ratio.toFixed(2)}x bwrap's: ${ratio <= 1.5 ? "within" : "OVER"} the 1.5x goal`,
+  );
+}

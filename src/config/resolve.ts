@@ -10,7 +10,12 @@ import {
 } from "../core/index.js";
 import { UV_PASSED_VARIABLES, type EnvironmentOptions } from "../environment/index.js";
 import type { RunConfig, SandboxSettings, TrialLimits } from "../runner/index.js";
-import { DEFAULT_SANDBOX, resolveSandboxProvider } from "../sandbox/index.js";
+import {
+  DEFAULT_SANDBOX,
+  DOCKER_PASSED_VARIABLES,
+  resolveSandboxProvider,
+  type DockerSettings,
+} from "../sandbox/index.js";
 import { checkRunId } from "../store/index.js";
 import type { CommandToolSpec } from "../tools/index.js";
 import { parseDuration, parsePositiveInt } from "./duration.js";
@@ -34,6 +39,35 @@ export interface LabSettings {
   readonly toolsDir: string;
   /** The user's settings of uv: its index, cache, certificates and proxies. */
   readonly uvPassEnv: Readonly<Record<string, string>>;
+  /** How the docker sandbox reaches the engine and builds its image. */
+  readonly docker: DockerSettings;
+}
+
+/** The docker sandbox's settings: the CLI's environment, lab's cache, LAB_DOCKER_* choices. */
+export function dockerSettingsFrom(env: Env, home: string, cacheDir: string): DockerSettings {
+  const cliEnv: Record<string, string> = {
+    PATH: env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+    HOME: home,
+  };
+  for (const name of DOCKER_PASSED_VARIABLES) {
+    const value = env[name];
+    if (value !== undefined && value !== "") cliEnv[name] = value;
+  }
+  const extra = (env.LAB_DOCKER_PACKAGES ?? "").split(/[\s,]+/).filter((name) => name !== "");
+  for (const name of extra) {
+    if (!/^[a-z0-9][a-z0-9+.-]+$/.test(name))
+      throw new UsageError(
+        `LAB_DOCKER_PACKAGES names "${name}", which is not a Debian package name.`,
+        "List Debian packages separated by spaces or commas, e.g. LAB_DOCKER_PACKAGES=build-essential.",
+      );
+  }
+  return {
+    env: cliEnv,
+    cacheDir,
+    image: env.LAB_DOCKER_IMAGE === "" ? undefined : env.LAB_DOCKER_IMAGE,
+    debianMirror: env.LAB_DEBIAN_MIRROR === "" ? undefined : env.LAB_DEBIAN_MIRROR,
+    extraPackages: extra,
+  };
 }
 
 /** The variables of `UV_PASSED_VARIABLES` that are set in `env`. */
@@ -72,11 +106,12 @@ export function resolveSettings(
       "For a scratch folder in memory, use a folder in /dev/shm (such as /dev/shm/lab-scratch) or on another tmpfs.",
     );
   }
+  const resolvedCacheDir = path.resolve(cwd, cacheDir);
   return {
     cwd,
     evalsDir: evalsDir === undefined ? undefined : path.resolve(cwd, evalsDir),
     runsDir: path.resolve(cwd, flags.runsDir ?? env.LAB_RUNS_DIR ?? "runs"),
-    cacheDir: path.resolve(cwd, cacheDir),
+    cacheDir: resolvedCacheDir,
     scratchRoot,
     pyenvRoot: env.PYENV_ROOT ?? path.join(home, ".pyenv"),
     pathEnv: env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
@@ -84,6 +119,7 @@ export function resolveSettings(
     home,
     toolsDir: path.resolve(cwd, defaultToolsDir({ ...env, HOME: home })),
     uvPassEnv: uvPassEnvFrom(env),
+    docker: dockerSettingsFrom(env, home, resolvedCacheDir),
   };
 }
 
@@ -178,7 +214,7 @@ export interface RunFlags {
   /** --label: the name reports give the run's tool. */
   readonly label?: string | undefined;
   readonly keep?: boolean | undefined;
-  /** --sandbox: bwrap (default) or none. */
+  /** --sandbox: bwrap (default), docker or none. */
   readonly sandbox?: string | undefined;
   /** --no-network: the tool runs without network. */
   readonly noNetwork?: boolean | undefined;
@@ -257,6 +293,7 @@ export function resolveRunConfig(options: {
     file,
     settings,
     toolName: name,
+    runId,
     pick,
   });
   return Object.freeze({
@@ -318,9 +355,11 @@ function resolveSandboxSettings(options: {
   settings: LabSettings;
   /** The tool's name, whose lab.config.json entry may set its network. */
   toolName: string;
+  /** The run's id: docker labels its containers with it. */
+  runId: string;
   pick: (flag: string | undefined, variable: string) => { value: string; from: string } | undefined;
 }): SandboxSettings {
-  const { flags, env, file, settings, toolName, pick } = options;
+  const { flags, env, file, settings, toolName, runId, pick } = options;
   const entry = file.tools[toolName];
   const providerName =
     pick(flags.sandbox, "LAB_SANDBOX")?.value ?? file.defaults.sandbox ?? DEFAULT_SANDBOX;
@@ -330,7 +369,11 @@ function resolveSandboxSettings(options: {
   const networkOff =
     flags.noNetwork === true || env.LAB_NO_NETWORK === "1" || entry?.network === false;
   return {
-    provider: resolveSandboxProvider(providerName, { pathEnv: settings.pathEnv }),
+    provider: resolveSandboxProvider(providerName, {
+      pathEnv: settings.pathEnv,
+      docker: settings.docker,
+      runId,
+    }),
     network: !networkOff,
     limits: {
       memoryMb: memory === undefined ? null : parseSizeMb(memory.value, memory.from),

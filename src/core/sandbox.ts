@@ -44,6 +44,11 @@ export interface SandboxSpec {
   /** Whether the tool may use the network (its model API). */
   readonly network: boolean;
   readonly limits: SandboxLimits;
+  /**
+   * Debian packages the commands need (a task's compilers, headers, tools). bwrap and none
+   * show the host's system, where lab installs them; docker adds them to its image.
+   */
+  readonly debianPackages?: readonly string[] | undefined;
 }
 
 /** How to run one command in a sandbox. */
@@ -86,7 +91,7 @@ export interface SandboxExecResult {
 
 /** One trial's sandbox. */
 export interface Sandbox {
-  /** The provider's name: "bwrap", "none". */
+  /** The provider's name: "bwrap", "docker", "none". */
   readonly name: string;
   /** Whether the tool is confined to its own files (false: it sees the host as lab's user). */
   readonly isolatesFilesystem: boolean;
@@ -114,8 +119,15 @@ export interface SandboxProvider {
   readonly name: string;
   readonly isolatesFilesystem: boolean;
   readonly canIsolateNetwork: boolean;
-  /** Fails with SANDBOX_UNAVAILABLE (and how to fix it) when this provider cannot run here. */
-  checkReady(): Promise<void>;
+  /**
+   * Fails with SANDBOX_UNAVAILABLE (and how to fix it) when this provider cannot run here.
+   * Long preparation (docker building its image) is reported through `progress`, and stops
+   * (with CANCELLED) when `signal` aborts.
+   */
+  checkReady(options?: {
+    readonly progress?: (message: string) => void;
+    readonly signal?: AbortSignal | undefined;
+  }): Promise<void>;
   /** How each limit is enforced on this machine, for the run's log. */
   describeLimits(limits: SandboxLimits): Promise<LimitEnforcement>;
   /** Makes one trial's sandbox. */

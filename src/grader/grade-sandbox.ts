@@ -54,6 +54,8 @@ export interface GradeConfinement {
 export async function confineGrade(options: {
   readonly sandbox: GradeSandbox | undefined;
   readonly task: Pick<Task, "oracleDir">;
+  /** The task's Debian packages (its era environment's): docker adds them to its image. */
+  readonly debianPackages: readonly string[];
   readonly environment: Pick<EnvironmentOptions, "cacheDir" | "pathEnv">;
   readonly scratchDir: string;
   readonly repo: string;
@@ -82,6 +84,7 @@ export async function confineGrade(options: {
       "PYTHONPATH",
     ]),
     userFiles: pathsNamedBy(gradeEnv.env, ["SSL_CERT_FILE"]),
+    debianPackages: options.debianPackages,
   };
   const hidden = gradeHiddenPaths(options.task, options.environment.cacheDir, options.scratchDir);
   const { provider } = choice;
@@ -133,6 +136,8 @@ export interface ConfinedPlaces {
   readonly readOnly: readonly string[];
   /** The user's files they need (SSL_CERT_FILE): read-only, refused like a tool's paths. */
   readonly userFiles: readonly string[];
+  /** The task's Debian packages (a compiler, headers): docker adds them to its image. */
+  readonly debianPackages: readonly string[];
 }
 
 const NO_LIMITS: SandboxLimits = { memoryMb: null, diskMb: null, maxProcesses: null };
@@ -193,6 +198,7 @@ export async function openGradeSandbox(
     // The install fetches from the package index, and services listen on the host's loopback.
     network: true,
     limits: choice.limits ?? NO_LIMITS,
+    debianPackages: places.debianPackages,
   });
 }
 

@@ -50,6 +50,7 @@ export async function openGrade(
   const confinement = await confineGrade({
     sandbox: plan.sandbox,
     task: plan.task,
+    debianPackages: plan.environment.debianPackages ?? [],
     environment: plan.machine,
     scratchDir: places.scratchDir,
     repo: places.repo,

@@ -30,6 +30,12 @@ export interface RunOptions {
   tailBytes?: number | undefined;
   /** Written to the child's stdin, which is then closed; without it stdin is /dev/null. */
   input?: string | undefined;
+  /**
+   * Give the child a stdin pipe that lab never writes and closes only when the child has
+   * exited, or when lab itself dies (SIGKILL included): the child sees EOF exactly when lab is
+   * gone. The docker sandbox's containers use it to die with lab. Ignored with `input`.
+   */
+  holdStdin?: boolean | undefined;
   /** Also keep stdout whole in memory (for commands whose stdout is data, e.g. git diff). Default false. */
   captureStdout?: boolean | undefined;
   /** SIGKILL the child's process group once the child exits, killing what it left behind; default true. */
@@ -116,7 +122,9 @@ async function spawnAndWait(
   const [file = "", ...args] = argv;
   const subprocess = execa(file, args, {
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-    ...(options.input === undefined ? { stdin: "ignore" as const } : { input: options.input }),
+    ...(options.input !== undefined
+      ? { input: options.input }
+      : { stdin: options.holdStdin === true ? ("pipe" as const) : ("ignore" as const) }),
     env: options.env,
     extendEnv: false,
     stdout: "pipe",
@@ -188,6 +196,8 @@ async function spawnAndWait(
   });
 
   const exit = await exited;
+  // A held stdin is closed only now: the child has exited.
+  if (options.input === undefined && options.holdStdin === true) subprocess.stdin.destroy();
   clearTimeout(timeoutTimer);
   clearTimeout(forceKillTimer);
   options.signal?.removeEventListener("abort", onAbort);

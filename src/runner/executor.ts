@@ -49,7 +49,10 @@ export interface TrialExecutor {
    * the queue reachable); returns what the run's log should say about it, and settings that
    * run.json's config records over the run's own (the queue's, where the sandbox is).
    */
-  prepare(config: RunConfig): Promise<PreparedExecutor>;
+  prepare(
+    config: RunConfig,
+    context: { readonly reporter: Reporter; readonly signal: AbortSignal },
+  ): Promise<PreparedExecutor>;
   /**
    * Carries out every job, calling `onResult` as each lands. Resolves when all have landed or
    * the context's signal aborted; throws on a failure of lab itself (a bug, a store failure).
@@ -62,9 +65,22 @@ export interface TrialExecutor {
  * the user asked for; otherwise returns what the run's log should say about it (a warning when
  * the trust boundary is not enforced).
  */
-export async function checkSandbox(config: Pick<RunConfig, "sandbox">): Promise<LogNote[]> {
+export async function checkSandbox(
+  config: Pick<RunConfig, "sandbox">,
+  context: { readonly reporter?: Reporter; readonly signal?: AbortSignal } = {},
+): Promise<LogNote[]> {
   const { provider, limits, network } = config.sandbox;
-  await provider.checkReady();
+  // docker may build its image first (minutes, once): say so as it goes.
+  await provider.checkReady({
+    progress: (message) => {
+      context.reporter?.emit({
+        type: "log",
+        level: "info",
+        message: `sandbox ${provider.name}: ${message}`,
+      });
+    },
+    signal: context.signal,
+  });
   const enforcement = await provider.describeLimits(limits);
   if (limits.memoryMb !== null && enforcement.unenforced.includes("memory")) {
     throw new LabError(
@@ -105,7 +121,7 @@ export async function checkSandbox(config: Pick<RunConfig, "sandbox">): Promise<
 
 /** Runs trials in this process, `config.concurrency` at once: the default executor. */
 export const localExecutor: TrialExecutor = {
-  prepare: async (config) => ({ notes: await checkSandbox(config) }),
+  prepare: async (config, context) => ({ notes: await checkSandbox(config, context) }),
   async execute(jobs, context) {
     const { config, toolVersion, reporter, signal } = context;
     // Held in an object: TypeScript does not see the pool's callbacks assign it.
@@ -115,6 +131,8 @@ export const localExecutor: TrialExecutor = {
       inner.abort();
     };
     signal.addEventListener("abort", onAbort, { once: true });
+    // Interrupted while run.json was being written: the listener above would never fire.
+    if (signal.aborted) inner.abort();
     try {
       await runPool(
         jobs,

@@ -50,6 +50,14 @@ export interface RunResult {
   readonly results: readonly TrialResult[];
 }
 
+/** A run interrupted before it started writes nothing: it fails with CANCELLED. */
+function throwIfInterrupted(signal: AbortSignal, runId: string): void {
+  if (!signal.aborted) return;
+  throw new LabError("CANCELLED", `Run "${runId}" was interrupted before it started.`, {
+    hint: "Nothing was written; run the same command again.",
+  });
+}
+
 /** Counts over finished trials. */
 export function summarizeTrials(results: readonly TrialResult[]): RunSummary {
   const infraErrors = results.filter((result) => result.outcome.kind === "infra_error").length;
@@ -139,8 +147,10 @@ async function runLocked(
   }
   const name = sourceName(source);
   if (source.kind === "tool") await source.tool.checkReady();
-  // Where trials run must be ready (the sandbox here, or the queue) before anything is written.
-  const prepared = await executor.prepare(config);
+  // Where trials run must be ready (the sandbox here, or the queue) before anything is written;
+  // docker may build its image first (minutes, once), and says so as it goes.
+  const prepared = await executor.prepare(config, { reporter, signal });
+  throwIfInterrupted(signal, config.runId);
   const toolVersion = source.kind === "tool" ? await source.tool.detectVersion() : source.version;
 
   const run = runPaths(config.runsDir, config.runId);

@@ -130,5 +130,7 @@ function sandboxSpec(
     pathEnv: config.toolEnv.PATH ?? "/usr/bin:/bin",
     network: config.sandbox.network,
     limits: config.sandbox.limits,
+    // What the grade's commands get, the tool gets too (bwrap shows the host's, with them).
+    debianPackages: job.oracle.environment.debianPackages,
   };
 }

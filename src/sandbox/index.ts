@@ -1,5 +1,13 @@
 export { createBwrapProvider } from "./bwrap.js";
 export { createNoneProvider } from "./none.js";
+export { createDockerProvider, type DockerProviderOptions } from "./docker.js";
+export {
+  defaultDockerSettings,
+  DOCKER_PASSED_VARIABLES,
+  type DockerSettings,
+} from "./docker-cli.js";
+export { imageTagsFor } from "./docker-image.js";
+export { clearDockerCache, listDockerCache, type DockerCacheListing } from "./docker-cache.js";
 export {
   DEFAULT_SANDBOX,
   resolveSandboxProvider,

@@ -26,21 +26,33 @@ export interface Confinement {
     shown: readonly string[],
     options: SandboxExecOptions,
     diskRoots: readonly string[],
-    graceful?: GracefulStop,
+    hooks?: ExecHooks,
   ): Promise<SandboxExecResult>;
   /** Kills whatever is left in the trial's cgroups and removes them. */
   dispose(): Promise<void>;
 }
 
 /**
- * How to stop a command politely at its time limit when signalling its process group would
- * not reach it: bwrap dies of SIGTERM and its namespace takes everything down with SIGKILL at
- * once, so the tool would never get to write its transcript. The provider signals the
- * command's own processes instead, and the whole group is killed after the grace.
+ * How a provider stops and inspects its own commands where signalling the process group lab
+ * started would not do it.
  */
-export interface GracefulStop {
-  /** Sends SIGTERM to the command's processes, sparing the sandbox's own. */
-  terminate(): Promise<void>;
+export interface ExecHooks {
+  /**
+   * Sends SIGTERM to the command's processes at its time limit, sparing the sandbox's own.
+   * bwrap dies of SIGTERM and its namespace takes everything down with SIGKILL at once, so the
+   * tool would never get to write its transcript; a docker client does not reach its container.
+   * Without it, the process group gets SIGTERM at the limit.
+   */
+  readonly terminate?: () => Promise<void>;
+  /** Kills every process of the command when lab stops it (time, abort, disk): a container. */
+  readonly kill?: () => Promise<void>;
+  /**
+   * After the command, what the limits did to it (processes OOM-killed, forks refused), where
+   * the provider enforces them itself instead of lab's cgroups.
+   */
+  readonly limitEvents?: () => Promise<{ oomKills: number; forkRefusals: number }>;
+  /** Give the command a stdin that closes when lab dies (RunOptions.holdStdin). */
+  readonly holdStdin?: boolean;
 }
 
 /** Grace between the SIGTERM to a command's processes and the kill, at its time limit. */
@@ -88,11 +100,19 @@ export async function describeLimitEnforcement(limits: SandboxLimits): Promise<L
   return { summary: parts.length === 0 ? "no resource limits" : parts.join(", "), unenforced };
 }
 
-/** Makes the confinement of one trial: its cgroups now, its rlimits and watch per command. */
-export async function createConfinement(limits: SandboxLimits): Promise<Confinement> {
-  const cgroup = await createTrialCgroup(limits);
+/**
+ * Makes the confinement of one trial: its cgroups now, its rlimits and watch per command.
+ * With `enforcedBy: "provider"` (docker: the engine applies memory, process and file-size
+ * limits to its containers) lab makes no cgroup and adds no rlimit; it still watches the disk.
+ */
+export async function createConfinement(
+  limits: SandboxLimits,
+  options: { enforcedBy?: "lab" | "provider" } = {},
+): Promise<Confinement> {
+  const local = options.enforcedBy !== "provider";
+  const cgroup = local ? await createTrialCgroup(limits) : null;
   const sh = findOnPath("sh", SYSTEM_PATH);
-  const prlimit = findOnPath("prlimit", SYSTEM_PATH);
+  const prlimit = local ? findOnPath("prlimit", SYSTEM_PATH) : null;
   const mib = 1024 * 1024;
 
   const prefix: string[] = [];
@@ -118,7 +138,7 @@ export async function createConfinement(limits: SandboxLimits): Promise<Confinem
   }
 
   return {
-    async run(argv, shown, options, diskRoots, graceful) {
+    async run(argv, shown, options, diskRoots, hooks = {}) {
       const before = (await cgroup?.counters()) ?? { oomKills: 0, forkRefusals: 0 };
       const internal = new AbortController();
       const state: { limit: SandboxLimit | null; usedBytes: number; timedOut: boolean } = {
@@ -127,19 +147,32 @@ export async function createConfinement(limits: SandboxLimits): Promise<Confinem
         timedOut: false,
       };
       let graceTimer: NodeJS.Timeout | undefined;
+      const { terminate } = hooks;
       const stopTimer =
-        graceful === undefined
+        terminate === undefined
           ? undefined
           : setTimeout(
               () => {
                 state.timedOut = true;
-                void graceful.terminate();
+                void terminate();
                 graceTimer = setTimeout(() => {
                   internal.abort();
                 }, STOP_GRACE_MS);
               },
               Math.min(options.timeoutMs, MAX_TIMER_MS),
             );
+      // The provider's own kill runs beside the process group's, and is awaited before returning.
+      let killed: Promise<void> | undefined;
+      const { kill } = hooks;
+      if (kill !== undefined) {
+        internal.signal.addEventListener(
+          "abort",
+          () => {
+            killed = kill().catch(() => undefined);
+          },
+          { once: true },
+        );
+      }
       const onCallerAbort = (): void => {
         internal.abort();
       };
@@ -165,10 +198,11 @@ export async function createConfinement(limits: SandboxLimits): Promise<Confinem
           env: options.env,
           // With a graceful stop, lab's own timer comes first; this one is the backstop.
           timeoutMs:
-            graceful === undefined ? options.timeoutMs : options.timeoutMs + 2 * STOP_GRACE_MS,
+            terminate === undefined ? options.timeoutMs : options.timeoutMs + 2 * STOP_GRACE_MS,
           logFile: options.logFile,
           signal: internal.signal,
           input: options.input,
+          holdStdin: hooks.holdStdin === true,
           killGraceMs: 2000,
         });
       } finally {
@@ -177,7 +211,11 @@ export async function createConfinement(limits: SandboxLimits): Promise<Confinem
         options.signal?.removeEventListener("abort", onCallerAbort);
         await watch?.stop();
       }
-      const after = (await cgroup?.counters()) ?? before;
+      // runCommand's own backstop timeout kills only the client: the provider must kill too.
+      if (result.timedOut && killed === undefined && kill !== undefined)
+        killed = kill().catch(() => undefined);
+      await killed;
+      const after = (await hooks.limitEvents?.()) ?? (await cgroup?.counters()) ?? before;
       const notes: string[] = [];
       if (state.limit === "disk") {
         notes.push(

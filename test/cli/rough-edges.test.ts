@@ -266,11 +266,12 @@ describe("the CLI's rough edges", () => {
     const lines = result.stdout.trimEnd().split("\n");
     expect(lines[0]).toMatch(/^KIND\s+KEY\s+PYTHON\s+PINS\s+FILES\s+SIZE\s+BUILT$/);
     const rows = lines.slice(1);
-    // The runs above built the fixture's environment in the shared cache.
+    // The runs above built the fixture's environment in the shared cache. Where a Docker engine
+    // answers, the docker sandbox's images of that cache are rows too.
     expect(rows.some((row) => row.startsWith("environment "))).toBe(true);
     for (const row of rows)
       expect(row).toMatch(
-        /^(environment|install layer)\s+\S+\s+\S+\s+\S+\s+\S+\s+\d+(\.\d)? (B|KB|MB|GB)\s+\d{4}-\d\d-\d\d \d\d:\d\d UTC$/,
+        /^(environment|install layer|docker image)\s+\S+\s+\S+\s+\S+\s+\S+\s+\d+(\.\d)? (B|KB|MB|GB)\s+\d{4}-\d\d-\d\d \d\d:\d\d UTC$/,
       );
     const counted = /^(\d+) cached environment\(s\) and (\d+) install layer\(s\), /.exec(
       result.stderr,

@@ -11,6 +11,7 @@ import {
   mkdtempSync,
   readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from "node:fs";
 import { createServer, type Server } from "node:net";
@@ -161,6 +162,17 @@ export function defineSandboxContract(makeProvider: () => SandboxProvider): void
       expect(readFileSync(path.join(host.workTree, "inside.txt"), "utf8")).toBe("from inside\n");
     });
 
+    it("runs as the invoking user, so what it writes in the work tree is the user's on the host", async () => {
+      const sandbox = await open();
+      const result = await sh(sandbox, "id -u; id -g; mkdir made && echo x > made/file.txt");
+      expect(result.exitCode).toBe(0);
+      const [uid, gid] = [process.getuid?.(), process.getgid?.()];
+      expect(result.stdoutTail).toBe(`${String(uid)}\n${String(gid)}\n`);
+      for (const made of ["made", "made/file.txt"]) {
+        expect(statSync(path.join(host.workTree, made))).toMatchObject({ uid, gid });
+      }
+    });
+
     it.runIf(existsSync("/dev/shm"))(
       "round-trips files in a work tree in /dev/shm (a scratch folder in memory), and hides the rest of /dev/shm if it isolates",
       async () => {
@@ -274,11 +286,11 @@ export function defineSandboxContract(makeProvider: () => SandboxProvider): void
       async () => {
         if ((await detectCgroups()).pids === null) return;
         const sandbox = await open({ limits: { ...NO_LIMITS, maxProcesses: 40 } });
-        // Node, not bash: bash retries a refused fork for seconds.
+        // Node (from PATH: the image has its own under docker), not bash: bash retries a refused fork for seconds.
         const script = `const { spawn } = require("node:child_process"); let refused = 0;
           for (let i = 0; i < 100; i++) spawn("sleep", ["5"]).on("error", () => refused++);
           setTimeout(() => { console.log(refused > 0 ? "refused" : "all started"); process.exit(0); }, 1000);`;
-        const result = await sandbox.exec([process.execPath, "-e", script], {
+        const result = await sandbox.exec(["node", "-e", script], {
           cwd: host.workTree,
           env: env(sandbox),
           timeoutMs: 30_000,
@@ -294,7 +306,7 @@ export function defineSandboxContract(makeProvider: () => SandboxProvider): void
         if ((await detectCgroups()).memory === null) return;
         const sandbox = await open({ limits: { ...NO_LIMITS, memoryMb: 64 } });
         const result = await sandbox.exec(
-          [process.execPath, "-e", "const a = []; for (;;) a.push(Buffer.alloc(1 << 20, 1));"],
+          ["node", "-e", "const a = []; for (;;) a.push(Buffer.alloc(1 << 20, 1));"],
           { cwd: host.workTree, env: env(sandbox), timeoutMs: 30_000 },
         );
         expect(result.limitExceeded).toBe("memory");

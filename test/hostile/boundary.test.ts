@@ -1,6 +1,7 @@
 /**
- * Hostile tools against the sandbox's boundary: each runs through runSuite inside bwrap and
- * must fail, leaving the task unresolved as noop leaves it. See test/fixtures/hostile/.
+ * Hostile tools against the sandbox's boundary: each runs through runSuite inside each isolating
+ * sandbox (bwrap, docker) and must fail, leaving the task unresolved as noop leaves it. See
+ * test/fixtures/hostile/.
  */
 import { execFileSync } from "node:child_process";
 import {
@@ -17,11 +18,17 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { repoRoot, sharedCacheDir } from "../helpers/temp.js";
-import { hasBwrap } from "../sandbox/helpers.js";
-import { gradedPatch, makeLab, toolReport, type Lab } from "./helpers.js";
+import {
+  gradedPatch,
+  HOSTILE_SANDBOXES,
+  makeLab,
+  toolReport,
+  type IsolatingSandbox,
+  type Lab,
+} from "./helpers.js";
 
-describe.runIf(hasBwrap())("hostile tools against the sandbox boundary", () => {
-  const lab = makeLab();
+describe.each(HOSTILE_SANDBOXES)("hostile tools against the sandbox boundary (%s)", (sandbox) => {
+  const lab = makeLab({ sandbox });
 
   it("searching the filesystem and processes for the oracle finds nothing", async () => {
     const result = await lab.run("search-oracle.sh", { tasks: ["alpha", "beta"] });
@@ -32,37 +39,42 @@ describe.runIf(hasBwrap())("hostile tools against the sandbox boundary", () => {
     }
   }, 240_000);
 
-  it("the same search without the sandbox finds the oracle and resolves the task (the control)", async () => {
-    // Another lab's oracle beside this one, as another test file (or a user's suites) leaves.
-    const decoy = path.join(repoRoot, ".cache", `hostile-decoy-${String(process.pid)}`);
-    const decoyPatch = path.join(decoy, "evals", "fixture", "oracle", "alpha", "gold.patch");
-    mkdirSync(path.dirname(decoyPatch), { recursive: true });
-    writeFileSync(decoyPatch, "not the fix\n");
-    let result;
-    try {
-      result = await lab.run("search-oracle.sh", { runId: "search-none", sandbox: "none" });
-    } finally {
-      rmSync(decoy, { recursive: true, force: true });
-    }
-    const trial = result.results[0]!;
-    const report = toolReport(result.runDir, trial);
-    // Its own lab's oracle, the nearest to its work tree: not one another test file (or anything
-    // else on the machine) has put somewhere the search passes.
-    const own = path.join(lab.evalsDir, "fixture", "oracle", "alpha", "gold.patch");
-    expect(report).toContain(`FOUND ${own}`);
-    expect(report.filter((line) => line.startsWith("APPLIED"))).toEqual([`APPLIED ${own}`]);
-    expect(report.filter((line) => line.startsWith("FOUND") && !line.includes(lab.root))).toEqual(
-      [],
-    );
-    expect(trial.resolved).toBe(true);
-    expect(result.events).toContainEqual(
-      expect.objectContaining({
-        type: "log",
-        level: "warn",
-        message: expect.stringContaining("the trust boundary is NOT enforced") as string,
-      }),
-    );
-  }, 240_000);
+  // The controls run once, beside bwrap.
+  it.runIf(sandbox === "bwrap")(
+    "the same search without the sandbox finds the oracle and resolves the task (the control)",
+    async () => {
+      // Another lab's oracle beside this one, as another test file (or a user's suites) leaves.
+      const decoy = path.join(repoRoot, ".cache", `hostile-decoy-${String(process.pid)}`);
+      const decoyPatch = path.join(decoy, "evals", "fixture", "oracle", "alpha", "gold.patch");
+      mkdirSync(path.dirname(decoyPatch), { recursive: true });
+      writeFileSync(decoyPatch, "not the fix\n");
+      let result;
+      try {
+        result = await lab.run("search-oracle.sh", { runId: "search-none", sandbox: "none" });
+      } finally {
+        rmSync(decoy, { recursive: true, force: true });
+      }
+      const trial = result.results[0]!;
+      const report = toolReport(result.runDir, trial);
+      // Its own lab's oracle, the nearest to its work tree: not one another test file (or anything
+      // else on the machine) has put somewhere the search passes.
+      const own = path.join(lab.evalsDir, "fixture", "oracle", "alpha", "gold.patch");
+      expect(report).toContain(`FOUND ${own}`);
+      expect(report.filter((line) => line.startsWith("APPLIED"))).toEqual([`APPLIED ${own}`]);
+      expect(report.filter((line) => line.startsWith("FOUND") && !line.includes(lab.root))).toEqual(
+        [],
+      );
+      expect(trial.resolved).toBe(true);
+      expect(result.events).toContainEqual(
+        expect.objectContaining({
+          type: "log",
+          level: "warn",
+          message: expect.stringContaining("the trust boundary is NOT enforced") as string,
+        }),
+      );
+    },
+    240_000,
+  );
 
   it("looking for the fix in git history finds one commit and no fix", async () => {
     const result = await lab.run("git-history.sh");
@@ -115,11 +127,11 @@ describe.runIf(hasBwrap())("hostile tools against the sandbox boundary", () => {
   }, 120_000);
 
   // The tool's change runs when it is graded: its build backend at install, its conftest.py
-  // when the tests start. Under bwrap that code sees its checkout, not the host.
+  // when the tests start. In the sandbox that code sees its checkout, not the host.
   it("code in the change runs confined when it is graded: no home, oracle, runs or cache", async () => {
     const home = fakeHome();
     const tag = `lab-hostile-graded-${String(process.pid)}`;
-    const { grading, secrets, result } = await runGraded(lab, "bwrap", home, (targets) => [
+    const { grading, secrets, result } = await runGraded(lab, sandbox, home, (targets) => [
       ...targets.reads.map((file) => `read:${file}`),
       `write:${path.join(home, "pwned.txt")}`,
       `write:${path.join(sharedCacheDir, "pwned.txt")}`,
@@ -153,35 +165,39 @@ describe.runIf(hasBwrap())("hostile tools against the sandbox boundary", () => {
       expect.objectContaining({
         type: "log",
         message: expect.stringContaining(
-          "grading: the change's install and tests run in bwrap too",
+          `grading: the change's install and tests run in ${sandbox} too`,
         ) as string,
       }),
     );
   }, 240_000);
 
-  it("the same code graded without the sandbox reads the home, the oracle and the runs (the control)", async () => {
-    const home = fakeHome();
-    const tag = `lab-hostile-graded-none-${String(process.pid)}`;
-    try {
-      const { grading, secrets, result } = await runGraded(lab, "none", home, (targets) => [
-        ...targets.reads.map((file) => `read:${file}`),
-        `write:${path.join(home, "pwned.txt")}`,
-        `daemon:${tag}`,
-      ]);
-      for (const secret of secrets) expect(grading).toContain(secret);
-      expect(grading).toContain(`HOSTILE tests WROTE ${path.join(home, "pwned.txt")}`);
-      expect(result.events).toContainEqual(
-        expect.objectContaining({
-          type: "log",
-          message: expect.stringContaining(
-            "grading: the change's install and tests run unconfined, on the host",
-          ) as string,
-        }),
-      );
-    } finally {
-      for (const pid of processesNamed(tag)) process.kill(pid, "SIGKILL");
-    }
-  }, 240_000);
+  it.runIf(sandbox === "bwrap")(
+    "the same code graded without the sandbox reads the home, the oracle and the runs (the control)",
+    async () => {
+      const home = fakeHome();
+      const tag = `lab-hostile-graded-none-${String(process.pid)}`;
+      try {
+        const { grading, secrets, result } = await runGraded(lab, "none", home, (targets) => [
+          ...targets.reads.map((file) => `read:${file}`),
+          `write:${path.join(home, "pwned.txt")}`,
+          `daemon:${tag}`,
+        ]);
+        for (const secret of secrets) expect(grading).toContain(secret);
+        expect(grading).toContain(`HOSTILE tests WROTE ${path.join(home, "pwned.txt")}`);
+        expect(result.events).toContainEqual(
+          expect.objectContaining({
+            type: "log",
+            message: expect.stringContaining(
+              "grading: the change's install and tests run unconfined, on the host",
+            ) as string,
+          }),
+        );
+      } finally {
+        for (const pid of processesNamed(tag)) process.kill(pid, "SIGKILL");
+      }
+    },
+    240_000,
+  );
 });
 
 /** Fake home folders, outside the lab's root: the control writes its mark into its own. */
@@ -206,7 +222,7 @@ afterAll(() => {
  */
 async function runGraded(
   lab: Lab,
-  sandbox: "bwrap" | "none",
+  sandbox: IsolatingSandbox | "none",
   home: string,
   orders: (targets: { reads: string[] }) => string[],
 ): Promise<{

@@ -7,11 +7,10 @@
 import { describe, expect, it } from "vitest";
 import type { TrialResult } from "../../src/core/index.js";
 import { detectTestTampering } from "../../src/grader/tamper.js";
-import { hasBwrap } from "../sandbox/helpers.js";
-import { gradedPatch, makeLab, testPatchOf } from "./helpers.js";
+import { gradedPatch, HOSTILE_SANDBOXES, makeLab, testPatchOf } from "./helpers.js";
 
-describe.runIf(hasBwrap())("hostile tools against the grade", () => {
-  const lab = makeLab();
+describe.each(HOSTILE_SANDBOXES)("hostile tools against the grade (%s)", (sandbox) => {
+  const lab = makeLab({ sandbox });
   const attempt = async (
     script: string,
     args: string,

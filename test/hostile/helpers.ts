@@ -1,7 +1,7 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll } from "vitest";
+import { afterAll, beforeAll } from "vitest";
 import {
   commandToolSpec,
   configFileSchema,
@@ -11,9 +11,24 @@ import {
 import type { RunEvent, TrialResult } from "../../src/core/index.js";
 import { runSuite, type RunResult } from "../../src/runner/index.js";
 import { suiteLayout } from "../../src/suite/index.js";
+import { createDockerProvider } from "../../src/sandbox/index.js";
 import { createCommandTool } from "../../src/tools/index.js";
 import { addTask, writeFixtureSuite } from "../helpers/fixture-suite.js";
 import { repoRoot, sharedCacheDir } from "../helpers/temp.js";
+import { dockerEndToEndUnavailable, hasBwrap, testDockerSettings } from "../sandbox/helpers.js";
+
+/** A sandbox that isolates, which hostile tools are run against. */
+export type IsolatingSandbox = "bwrap" | "docker";
+
+/**
+ * The isolating sandboxes this machine has: bwrap, and docker where an engine answers (and
+ * LAB_TEST_DOCKER is not "contract"). Every hostile test runs under each; the controls
+ * (`none`) run once, beside bwrap.
+ */
+export const HOSTILE_SANDBOXES: readonly IsolatingSandbox[] = [
+  ...(hasBwrap() ? (["bwrap"] as const) : []),
+  ...(dockerEndToEndUnavailable() === null ? (["docker"] as const) : []),
+];
 
 /** Where the hostile tools live; shown to them read-only as their "installation". */
 export const HOSTILE_DIR = path.join(repoRoot, "test", "fixtures", "hostile");
@@ -46,10 +61,20 @@ export interface Lab {
 /**
  * Makes the lab under the repository's .cache rather than /tmp: the sandbox replaces /tmp, and
  * a test whose oracle sits there would pass whatever the sandbox's rules were. Its suite is a
- * two-task fixture suite ("fixture"), or a copy of the starter suite.
+ * two-task fixture suite ("fixture"), or a copy of the starter suite. Its runs use `sandbox`
+ * (default bwrap) unless told otherwise; under docker, lab's image is built first if missing.
  */
-export function makeLab(options: { suite?: "fixture" | "starter" } = {}): Lab {
+export function makeLab(
+  options: { suite?: "fixture" | "starter"; sandbox?: IsolatingSandbox } = {},
+): Lab {
   const suiteName = options.suite ?? "fixture";
+  const sandbox = options.sandbox ?? "bwrap";
+  if (sandbox === "docker") {
+    beforeAll(
+      () => createDockerProvider({ settings: testDockerSettings() }).checkReady(),
+      1_800_000,
+    );
+  }
   mkdirSync(path.join(repoRoot, ".cache"), { recursive: true });
   const root = mkdtempSync(path.join(repoRoot, ".cache", "hostile-"));
   afterAll(() => {
@@ -92,7 +117,7 @@ export function makeLab(options: { suite?: "fixture" | "starter" } = {}): Lab {
           tasks: options.tasks ?? (suiteName === "fixture" ? ["alpha"] : undefined),
           concurrency: options.concurrency === undefined ? undefined : String(options.concurrency),
           timeout: options.timeout ?? "60s",
-          sandbox: options.sandbox ?? "bwrap",
+          sandbox: options.sandbox ?? sandbox,
           disk: options.disk,
           memory: options.memory,
         },

@@ -4,15 +4,15 @@
  */
 import { describe, expect, it } from "vitest";
 import { detectCgroups } from "../../src/sandbox/index.js";
-import { hasBwrap } from "../sandbox/helpers.js";
-import { makeLab, toolLog } from "./helpers.js";
+import { HOSTILE_SANDBOXES, makeLab, toolLog } from "./helpers.js";
 
 const cgroups = await detectCgroups();
 
-describe.runIf(hasBwrap())("hostile tools against the machine", () => {
-  const lab = makeLab();
+describe.each(HOSTILE_SANDBOXES)("hostile tools against the machine (%s)", (sandbox) => {
+  const lab = makeLab({ sandbox });
 
-  it.runIf(cgroups.memory !== null)(
+  // docker's engine makes the cgroups itself.
+  it.runIf(cgroups.memory !== null || sandbox === "docker")(
     "taking memory without bound is killed at the memory limit, and the trial recorded",
     async () => {
       const result = await lab.run("memory-hog.sh", { memory: "64m" });
@@ -38,7 +38,7 @@ describe.runIf(hasBwrap())("hostile tools against the machine", () => {
   }, 240_000);
 
   // Only where a pids cgroup caps it: RLIMIT_NPROC does not bind root, and nothing else would.
-  it.runIf(cgroups.pids !== null)(
+  it.runIf(cgroups.pids !== null || sandbox === "docker")(
     "a fork bomb is held to the process limit and dies with the trial",
     async () => {
       const started = Date.now();

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
@@ -144,6 +145,39 @@ describe("environment and input", () => {
   test("without input the child's stdin is empty, not left open", async () => {
     const result = await runCommand(["echo-stdin.mjs"], { env, timeoutMs: 10_000 });
     expect(result).toMatchObject({ exitCode: 0, timedOut: false, stdoutTail: "" });
+  });
+
+  test("with holdStdin the child's stdin stays open while it runs, and reaches EOF when lab dies", async () => {
+    // Open: a read waits (and times out) instead of meeting EOF.
+    const held = await runCommand(["bash", "-c", "read -t 1 line; echo $?"], {
+      env,
+      timeoutMs: 10_000,
+      holdStdin: true,
+    });
+    expect(Number(held.stdoutTail)).toBeGreaterThan(128);
+    // A lab stand-in holds a child's stdin, and is SIGKILLed: the child sees EOF.
+    const started = join(temp.path, "started");
+    const marker = join(temp.path, "eof");
+    const labModule = new URL("../../src/process/index.ts", import.meta.url).href;
+    const child = `echo > ${started}; cat >/dev/null; echo eof > ${marker}`;
+    const standIn = `const { runCommand } = await import(${JSON.stringify(labModule)});
+      await runCommand(["bash", "-c", ${JSON.stringify(child)}], {
+        env: { PATH: process.env.PATH }, timeoutMs: 60_000, holdStdin: true });`;
+    const tsx = new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
+    const lab = spawn(process.execPath, ["--import", tsx, "--input-type=module", "-e", standIn], {
+      env: { PATH: env.PATH ?? "/usr/bin:/bin" },
+      stdio: "ignore",
+    });
+    const waitFor = async (file: string) => {
+      for (let i = 0; i < 300 && !existsSync(file); i++)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+    };
+    await waitFor(started);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(existsSync(marker)).toBe(false);
+    lab.kill("SIGKILL");
+    await waitFor(marker);
+    expect(await readFile(marker, "utf8")).toBe("eof\n");
   });
 
   test("cwd sets the child's working directory", async () => {

@@ -1,4 +1,6 @@
 import { execFileSync } from "node:child_process";
+import { defaultDockerSettings, type DockerSettings } from "../../src/sandbox/index.js";
+import { sharedCacheDir } from "../helpers/temp.js";
 
 /**
  * Whether bubblewrap can make a sandbox here (scripts/test.sh installs it). Without it the
@@ -12,4 +14,39 @@ export function hasBwrap(): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Why the docker tests cannot run here (no docker command, or no engine answering), or null
+ * when they can. scripts/test.sh installs docker.io and starts dockerd when run as root.
+ */
+export function dockerUnavailable(): string | null {
+  try {
+    execFileSync("docker", ["version", "--format", "{{.Server.Version}}"], {
+      stdio: ["ignore", "ignore", "pipe"],
+      timeout: 30_000,
+    });
+    return null;
+  } catch (error) {
+    const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim().split("\n").pop();
+    return stderr === undefined || stderr === ""
+      ? "no docker command on PATH"
+      : `no Docker engine answers (${stderr})`;
+  }
+}
+
+/**
+ * Why the docker sandbox's slow end-to-end tests (hostile tools, killed runs) do not run here,
+ * or null: no engine, or LAB_TEST_DOCKER=contract (scripts/test.sh's second Node leg, which
+ * runs only the contract: the provider is the same code on either Node).
+ */
+export function dockerEndToEndUnavailable(): string | null {
+  if (process.env.LAB_TEST_DOCKER === "contract")
+    return "LAB_TEST_DOCKER=contract: only the docker sandbox's contract runs";
+  return dockerUnavailable();
+}
+
+/** The docker provider's settings in tests: lab's PATH, the shared cache (image build lock). */
+export function testDockerSettings(): DockerSettings {
+  return defaultDockerSettings(process.env.PATH ?? "/usr/bin:/bin", sharedCacheDir);
 }

@@ -23,8 +23,8 @@ beforeAll(() => {
   writeFixtureSuite(evalsDir, "fixture", [addTask("alpha")]);
 });
 
-function config(flags: Partial<RunFlags> = {}, file: unknown = {}) {
-  const env = { ...process.env, LAB_CACHE_DIR: sharedCacheDir };
+function config(flags: Partial<RunFlags> = {}, file: unknown = {}, vars: NodeJS.ProcessEnv = {}) {
+  const env = { ...process.env, LAB_CACHE_DIR: sharedCacheDir, ...vars };
   return resolveRunConfig({
     flags: { suite: "fixture", ...flags },
     env,
@@ -69,6 +69,51 @@ describe("sandbox settings", () => {
     expect(fromFlags.sandbox).toMatchObject({ network: false, limits: { memoryMb: 512 } });
   });
 
+  it("reach docker as the user's environment says, and build its image in lab's cache", () => {
+    const env = {
+      PATH: "/opt/docker/bin:/usr/bin",
+      HOME: "/home/someone",
+      LAB_CACHE_DIR: "/var/cache/lab",
+      DOCKER_HOST: "unix:///run/user/1000/docker.sock",
+      DOCKER_CONTEXT: "",
+      AWS_SECRET_ACCESS_KEY: "not for docker",
+      LAB_DOCKER_PACKAGES: "build-essential, libpq5",
+      LAB_DEBIAN_MIRROR: "http://mirror.example/debian",
+    };
+    const settings = resolveSettings({}, env, root);
+    expect(settings.docker).toEqual({
+      env: {
+        PATH: "/opt/docker/bin:/usr/bin",
+        HOME: "/home/someone",
+        DOCKER_HOST: "unix:///run/user/1000/docker.sock",
+      },
+      cacheDir: "/var/cache/lab",
+      image: undefined,
+      debianMirror: "http://mirror.example/debian",
+      extraPackages: ["build-essential", "libpq5"],
+    });
+    expect(config({ sandbox: "docker" }).sandbox.provider).toMatchObject({
+      name: "docker",
+      isolatesFilesystem: true,
+      canIsolateNetwork: true,
+    });
+    expect(() => resolveSettings({}, { ...env, LAB_DOCKER_PACKAGES: "git $(id)" }, root)).toThrow(
+      'LAB_DOCKER_PACKAGES names "$(id)", which is not a Debian package name.',
+    );
+  });
+
+  it("take LAB_SANDBOX=docker as --sandbox docker, and a flag over it", () => {
+    const fromEnv = config({}, { defaults: { sandbox: "none" } }, { LAB_SANDBOX: "docker" });
+    expect(fromEnv.sandbox.provider.name).toBe("docker");
+    expect(fromEnv.recorded.sandbox).toMatchObject({
+      provider: "docker",
+      isolatesFilesystem: true,
+    });
+    expect(config({ sandbox: "bwrap" }, {}, { LAB_SANDBOX: "docker" }).sandbox.provider.name).toBe(
+      "bwrap",
+    );
+  });
+
   it("turn the network off for a tool whose entry says so", () => {
     const file = { tools: { noop: { command: "true", network: false } } };
     expect(config({}, file).sandbox.network).toBe(false);
@@ -77,14 +122,14 @@ describe("sandbox settings", () => {
   it("name an unknown sandbox and list the real ones", () => {
     let thrown: unknown;
     try {
-      config({ sandbox: "docker" });
+      config({ sandbox: "jail" });
     } catch (error) {
       thrown = error;
     }
     expect(thrown).toMatchObject({
       code: "USAGE",
-      message: 'Unknown sandbox "docker".',
-      hint: "Sandboxes: bwrap, none.",
+      message: 'Unknown sandbox "jail".',
+      hint: "Sandboxes: bwrap, docker, none.",
     });
   });
 

@@ -1,0 +1,63 @@
+import os from "node:os";
+import type { DockerCli } from "./docker-cli.js";
+import { LAB_LABEL } from "./docker-image.js";
+
+/** Who made a container: this host and lab's pid, so another lab can tell when it is gone. */
+export function ownerLabel(): string {
+  return `${os.hostname()}:${String(process.pid)}`;
+}
+
+/** Whether an owner label names a lab of this host that no longer runs. */
+function isOwnerGone(owner: string): boolean {
+  const at = owner.lastIndexOf(":");
+  const host = owner.slice(0, at);
+  const pid = Number(owner.slice(at + 1));
+  if (at === -1 || host !== os.hostname() || !Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ESRCH";
+  }
+}
+
+/** lab's containers on the engine: sandboxes and image builds, with whether their lab is gone. */
+export async function listContainers(
+  cli: DockerCli,
+  filter: { runId?: string } = {},
+): Promise<{ name: string; run: string; ownerGone: boolean }[]> {
+  const result = await cli.run(
+    [
+      "ps",
+      "--all",
+      "--filter",
+      filter.runId === undefined ? `label=${LAB_LABEL}` : `label=${LAB_LABEL}.run=${filter.runId}`,
+      "--format",
+      `{{.Names}}\t{{.Label "${LAB_LABEL}.run"}}\t{{.Label "${LAB_LABEL}.owner"}}`,
+    ],
+    { timeoutMs: 60_000 },
+  );
+  if (result.exitCode !== 0) return [];
+  return result.stdoutTail
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => {
+      const [name = "", run = "", owner = ""] = line.split("\t");
+      // A build container has no owner label; it is only ever left by a lab that died.
+      return { name, run, ownerGone: owner === "" || isOwnerGone(owner) };
+    });
+}
+
+/**
+ * Removes lab's containers whose lab is gone (of one run, or all); a container of a lab still
+ * running is left alone. Returns how many were removed and how many were left.
+ */
+export async function reclaimContainers(
+  cli: DockerCli,
+  filter: { runId?: string } = {},
+): Promise<{ removed: number; kept: number }> {
+  const found = await listContainers(cli, filter);
+  const stale = found.filter((container) => container.ownerGone).map((c) => c.name);
+  if (stale.length > 0) await cli.run(["rm", "--force", ...stale], { timeoutMs: 120_000 });
+  return { removed: stale.length, kept: found.length - stale.length };
+}

@@ -1,0 +1,389 @@
+import { randomUUID } from "node:crypto";
+import { constants, existsSync } from "node:fs";
+import { mkdir, mkdtemp, open, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+import {
+  LabError,
+  type LimitEnforcement,
+  type Sandbox,
+  type SandboxLimits,
+  type SandboxProvider,
+  type SandboxSpec,
+} from "../core/index.js";
+import {
+  checkEngine,
+  mountField,
+  requireDockerCli,
+  type DockerCli,
+  type DockerSettings,
+} from "./docker-cli.js";
+import { reclaimContainers, ownerLabel } from "./docker-containers.js";
+import {
+  ensurePackagesImage,
+  ensureSandboxImage,
+  LAB_LABEL,
+  type Progress,
+} from "./docker-image.js";
+import { CONTAINER_INIT, parseInitStatus, type InitStatus } from "./docker-init.js";
+import { createConfinement, SYSTEM_PATH } from "./limits.js";
+import { toolPathMounts } from "./mounts.js";
+
+/** /dev/shm is memory: capped as bwrap caps it. */
+const SHM_SIZE = "256m";
+
+/** The init's own processes (itself and its stdin watcher), added to the process limit. */
+const INIT_PROCESSES = 2;
+
+/** How often, and how far apart, the time limit's SIGTERM is tried on a container still starting. */
+const TERM_RETRIES = 40;
+const TERM_RETRY_MS = 100;
+
+/** What a docker provider is made from. */
+export interface DockerProviderOptions {
+  readonly settings: DockerSettings;
+  /** The run its containers belong to (a label): checking it ready removes what a killed lab left. */
+  readonly runId?: string | undefined;
+}
+
+interface Prepared {
+  readonly cli: DockerCli;
+  readonly image: string;
+}
+
+/**
+ * The docker provider: each command runs in a fresh container of lab's image (Debian, git,
+ * bash, Node), as the invoking user, without capabilities, on a read-only root, seeing the
+ * same host paths bwrap shows at the same places, and nothing else of the host. Its first
+ * process (docker-init.ts) ends everything with the command, and everything when lab dies.
+ * See docs/design/sandbox.md.
+ */
+export function createDockerProvider(options: DockerProviderOptions): SandboxProvider {
+  const { settings, runId } = options;
+  let prepared: Promise<Prepared> | undefined;
+  const prepare = (progress: Progress, signal?: AbortSignal): Promise<Prepared> => {
+    prepared ??= (async () => {
+      const cli = requireDockerCli(settings);
+      await checkEngine(cli);
+      return { cli, image: await ensureSandboxImage(cli, progress, signal) };
+    })().catch((error: unknown) => {
+      prepared = undefined;
+      throw error;
+    });
+    return prepared;
+  };
+  // One image per set of Debian packages, asked for by concurrent trials at once.
+  const withPackages = new Map<string, Promise<string>>();
+  const imageWith = async (ready: Prepared, packages: readonly string[]): Promise<Prepared> => {
+    const key = [...new Set(packages)].sort().join(" ");
+    if (key === "") return ready;
+    let image = withPackages.get(key);
+    if (image === undefined) {
+      image = ensurePackagesImage(ready.cli, ready.image, packages, () => undefined);
+      withPackages.set(key, image);
+      image.catch(() => withPackages.delete(key));
+    }
+    return { ...ready, image: await image };
+  };
+  const provider: SandboxProvider = {
+    name: "docker",
+    isolatesFilesystem: true,
+    canIsolateNetwork: true,
+    async checkReady(check = {}) {
+      const { cli } = await prepare(check.progress ?? (() => undefined), check.signal);
+      // A lab killed mid-run (SIGKILL) could not remove its containers: resuming does.
+      if (runId !== undefined) await reclaimContainers(cli, { runId });
+      const scratch = await mkdtemp(path.join(os.tmpdir(), "lab-docker-check-"));
+      try {
+        const workTree = path.join(scratch, "work");
+        await mkdir(workTree);
+        // Not labelled with the run: the run's own containers are only its trials'.
+        const sandbox = await createDockerSandbox(
+          {
+            workTree,
+            stateDir: path.join(scratch, "state"),
+            readOnlyPaths: [],
+            toolPaths: [],
+            writablePaths: [],
+            hiddenPaths: [],
+            pathEnv: SYSTEM_PATH,
+            hostHome: os.homedir(),
+            network: true,
+            limits: { memoryMb: null, diskMb: null, maxProcesses: null },
+          },
+          await prepare(() => undefined),
+          undefined,
+        );
+        try {
+          const result = await sandbox.exec(["true"], {
+            cwd: workTree,
+            env: { PATH: SYSTEM_PATH },
+            timeoutMs: 120_000,
+            signal: check.signal,
+          });
+          if (result.aborted) return;
+          if (result.exitCode !== 0) {
+            const reason =
+              result.stderrTail.trim() || `exit ${String(result.exitCode ?? result.signal)}`;
+            throw new LabError(
+              "SANDBOX_UNAVAILABLE",
+              `docker cannot run a sandbox container here: ${reason}`,
+              { hint: "Check `docker info`, or use `--sandbox bwrap`." },
+            );
+          }
+        } finally {
+          await sandbox.dispose();
+        }
+      } finally {
+        await rm(scratch, { recursive: true, force: true });
+      }
+    },
+    describeLimits: (limits) => Promise.resolve(describeDockerLimits(limits)),
+    async create(spec) {
+      const ready = await prepare(() => undefined);
+      return createDockerSandbox(spec, await imageWith(ready, spec.debianPackages ?? []), runId);
+    },
+  };
+  return provider;
+}
+
+/** How docker enforces each limit: the engine's own cgroup flags, and lab's disk watch. */
+export function describeDockerLimits(limits: SandboxLimits): LimitEnforcement {
+  const parts: string[] = [];
+  if (limits.memoryMb !== null)
+    parts.push(`memory ${String(limits.memoryMb)} MiB (docker --memory)`);
+  if (limits.maxProcesses !== null)
+    parts.push(`processes ${String(limits.maxProcesses)} (docker --pids-limit)`);
+  if (limits.diskMb !== null)
+    parts.push(`disk ${String(limits.diskMb)} MiB (RLIMIT_FSIZE and a usage watch)`);
+  return { summary: parts.length === 0 ? "no resource limits" : parts.join(", "), unenforced: [] };
+}
+
+/** One bind mount of a container. */
+interface Bind {
+  readonly source: string;
+  readonly target: string;
+  readonly readonly: boolean;
+}
+
+async function createDockerSandbox(
+  spec: SandboxSpec,
+  { cli, image }: Prepared,
+  runId: string | undefined,
+): Promise<Sandbox> {
+  const home = path.join(spec.stateDir, "home");
+  const tmp = path.join(spec.stateDir, "tmp");
+  // The init's status files and stdin files: written by lab and the init, read by lab.
+  const control = path.join(spec.stateDir, "lab-init");
+  for (const dir of [home, tmp, control]) await mkdir(dir, { recursive: true });
+  const tools = toolPathMounts({
+    pathEnv: spec.pathEnv,
+    extra: spec.toolPaths,
+    hidden: spec.hiddenPaths,
+    hostHome: spec.hostHome,
+  });
+  if (tools.refusedExtra.length > 0) {
+    throw new LabError(
+      "SANDBOX_UNAVAILABLE",
+      `The sandbox will not show ${tools.refusedExtra.join(", ")}: it holds, or lies inside, a folder a tool must not see (a suite, the runs, lab's cache, the scratch root or your home).`,
+      { hint: "Install the tool somewhere else, and list only its own folder." },
+    );
+  }
+  const binds = dedupe([
+    { source: tmp, target: "/tmp", readonly: false },
+    // PATH entries that do not exist are skipped, as bwrap's --ro-bind-try skips them.
+    ...tools.mounts
+      .flatMap((mount) => ("source" in mount && existsSync(mount.source) ? [mount.source] : []))
+      .map((source): Bind => ({ source, target: source, readonly: true })),
+    ...spec.readOnlyPaths.map((source): Bind => ({ source, target: source, readonly: true })),
+    ...spec.writablePaths.map((source): Bind => ({ source, target: source, readonly: false })),
+    { source: home, target: home, readonly: false },
+    { source: spec.workTree, target: spec.workTree, readonly: false },
+    { source: control, target: control, readonly: false },
+  ]);
+  const id = randomUUID().replaceAll("-", "").slice(0, 16);
+  const user = os.userInfo();
+  const { limits } = spec;
+  const fixed = [
+    "--label",
+    `${LAB_LABEL}=sandbox`,
+    "--label",
+    `${LAB_LABEL}.run=${runId ?? ""}`,
+    "--label",
+    `${LAB_LABEL}.owner=${ownerLabel()}`,
+    "--label",
+    `${LAB_LABEL}.sandbox=${id}`,
+    "--user",
+    `${String(user.uid)}:${String(user.gid)}`,
+    "--cap-drop",
+    "ALL",
+    "--security-opt",
+    "no-new-privileges",
+    "--read-only",
+    "--network",
+    spec.network ? "host" : "none",
+    "--hostname",
+    "lab-sandbox",
+    "--ipc",
+    "private",
+    "--shm-size",
+    SHM_SIZE,
+    // Output reaches lab through the attached client; the engine must not keep a copy on its disk.
+    "--log-driver",
+    "none",
+    ...(limits.memoryMb === null
+      ? []
+      : [
+          "--memory",
+          `${String(limits.memoryMb)}m`,
+          "--memory-swap",
+          `${String(limits.memoryMb)}m`,
+        ]),
+    ...(limits.maxProcesses === null
+      ? []
+      : ["--pids-limit", String(limits.maxProcesses + INIT_PROCESSES)]),
+    ...(limits.diskMb === null ? [] : ["--ulimit", `fsize=${String(limits.diskMb * 1024 * 1024)}`]),
+    ...binds.flatMap((bind) => [
+      "--mount",
+      [
+        "type=bind",
+        mountField("source", bind.source),
+        mountField("target", bind.target),
+        ...(bind.readonly ? ["readonly"] : []),
+      ].join(","),
+    ]),
+    "--entrypoint",
+    "/bin/bash",
+  ];
+  const confinement = await createConfinement(limits, { enforcedBy: "provider" });
+  const diskRoots = [spec.workTree, home, tmp, ...spec.writablePaths];
+  const leftovers = new Set<string>();
+  let count = 0;
+  let disposed = false;
+  return {
+    name: "docker",
+    isolatesFilesystem: true,
+    canIsolateNetwork: true,
+    homeDir: home,
+    async exec(argv, options) {
+      if (disposed) throw new Error("exec on a disposed sandbox");
+      count++;
+      const name = `lab-${id}-${String(count)}`;
+      const statusFile = path.join(control, `${String(count)}.status`);
+      await rm(statusFile, { force: true });
+      let inputFile = "";
+      if (options.input !== undefined) {
+        inputFile = path.join(control, `${String(count)}.stdin`);
+        await writeFile(inputFile, options.input, { mode: 0o600 });
+      }
+      // Values travel in the client's environment, never on a command line (docker-init.ts).
+      const clientEnv: Record<string, string> = { ...cli.settings.env };
+      const envArgs: string[] = [];
+      Object.entries(options.env).forEach(([key, value], index) => {
+        clientEnv[`LAB_SANDBOX_ENV_${String(index)}`] = `${key}=${value}`;
+        envArgs.push("--env", `LAB_SANDBOX_ENV_${String(index)}`);
+      });
+      // An object: TypeScript does not see the hooks below set these while we await.
+      const ended: { status: InitStatus | null; killedByLab: boolean } = {
+        status: null,
+        killedByLab: false,
+      };
+      const killContainer = async (): Promise<void> => {
+        ended.killedByLab = true;
+        leftovers.add(name);
+        await cli.run(["kill", name], { timeoutMs: 30_000 });
+      };
+      // A time limit that strikes while the container is still starting (a short limit on a
+      // loaded engine) would find nothing to signal: the SIGTERM is sent again until the
+      // container takes it, or the command has ended (the kill after the grace is the backstop).
+      let clientRunning = true;
+      const terminateContainer = async (): Promise<void> => {
+        for (let tries = 0; clientRunning && tries < TERM_RETRIES; tries++) {
+          const sent = await cli.run(["kill", "--signal", "TERM", name], { timeoutMs: 30_000 });
+          if (sent.exitCode === 0) return;
+          await delay(TERM_RETRY_MS);
+        }
+      };
+      const result = await confinement.run(
+        [
+          cli.binary,
+          "run",
+          "--rm",
+          "--interactive",
+          "--sig-proxy=false",
+          "--name",
+          name,
+          ...fixed,
+          "--workdir",
+          options.cwd,
+          ...envArgs,
+          image,
+          "-c",
+          CONTAINER_INIT,
+          "lab-init",
+          statusFile,
+          inputFile,
+          "--",
+          ...argv,
+        ],
+        argv,
+        { ...options, env: clientEnv, input: undefined },
+        diskRoots,
+        {
+          holdStdin: true,
+          terminate: terminateContainer,
+          kill: killContainer,
+          async limitEvents() {
+            ended.status = await readStatus(statusFile);
+            return ended.status ?? { oomKills: 0, forkRefusals: 0 };
+          },
+        },
+      );
+      clientRunning = false;
+      if (inputFile !== "") await rm(inputFile, { force: true });
+      if (result.exitCode === null) leftovers.add(name);
+      // Killed by lab before its init could finish: a kill, whichever process exited first.
+      if (ended.killedByLab && ended.status === null)
+        return { ...result, exitCode: null, signal: "SIGKILL" };
+      return result;
+    },
+    async dispose() {
+      if (disposed) return;
+      disposed = true;
+      // --rm removes a container once it stops; one whose client lab killed may still be there.
+      if (leftovers.size > 0) await cli.run(["rm", "--force", ...leftovers], { timeoutMs: 60_000 });
+      await confinement.dispose();
+    },
+  };
+}
+
+/** Keeps the last bind of each target, as a later bwrap mount covers an earlier one. */
+function dedupe(binds: readonly Bind[]): Bind[] {
+  const byTarget = new Map<string, Bind>();
+  for (const bind of binds) {
+    byTarget.delete(bind.target);
+    byTarget.set(bind.target, bind);
+  }
+  return [...byTarget.values()];
+}
+
+/** The init's status file, read without following a link; null when it is not there. */
+async function readStatus(file: string): Promise<InitStatus | null> {
+  try {
+    const handle = await open(
+      file,
+      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+    );
+    try {
+      const info = await handle.stat();
+      if (!info.isFile() || info.size > 256) return null;
+      return parseInitStatus(await handle.readFile("utf8"));
+    } finally {
+      await handle.close();
+      await rm(file, { force: true });
+    }
+  } catch {
+    return null;
+  }
+}

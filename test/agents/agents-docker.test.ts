@@ -1,0 +1,81 @@
+/**
+ * Agent CLIs installed by `lab tools install` run in the docker sandbox as they do in bubblewrap:
+ * an npm CLI (claude-code, on the image's Node) and a PyPI one (mini-swe-agent, its venv over
+ * the host's interpreter, both shown read-only at their real paths) edit in the gold change of a
+ * starter task against the scripted model server on 127.0.0.1, and the task resolves.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDockerProvider } from "../../src/sandbox/index.js";
+import { startModelServer, type ModelServer } from "../helpers/model-server/index.js";
+import { dockerEndToEndUnavailable, testDockerSettings } from "../sandbox/helpers.js";
+import { EDIT, LIST, makeAgentLab, PRICE, READ, RESOLVING } from "./helpers.js";
+
+const unavailable = dockerEndToEndUnavailable();
+
+const AGENTS = [
+  {
+    name: "claude-code",
+    model: "claude-sonnet-4-5",
+    basePath: "",
+    env: { ANTHROPIC_API_KEY: "sk-ant-dummy" },
+    finish: { kind: "finish", text: "Fixed." },
+  },
+  {
+    name: "mini-swe-agent",
+    model: "mock-model",
+    basePath: "/v1",
+    env: { OPENAI_API_KEY: "sk-dummy" },
+    finish: { kind: "shell", command: "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" },
+  },
+] as const;
+
+describe.runIf(unavailable === null)("agent CLIs in the docker sandbox", () => {
+  const lab = makeAgentLab({
+    prefix: "lab-agents-docker-",
+    tools: AGENTS.map((agent) => agent.name),
+    config: { prices: Object.fromEntries(AGENTS.map((agent) => [agent.model, PRICE])) },
+  });
+  const servers: ModelServer[] = [];
+
+  // The first run on a machine builds lab's image (debootstrap where no registry answers).
+  beforeAll(() => createDockerProvider({ settings: testDockerSettings() }).checkReady(), 1_800_000);
+
+  afterAll(async () => {
+    for (const server of servers) await server.close();
+  });
+
+  it.each(AGENTS)(
+    "$name edits in the gold change as scripted, and the task resolves",
+    async (agent) => {
+      const server = await startModelServer({
+        scripts: [{ match: RESOLVING.match, steps: [LIST, READ, EDIT, agent.finish] }],
+      });
+      servers.push(server);
+      const runId = `docker-${agent.name}`;
+      const run = await lab.run({
+        tool: agent.name,
+        runId,
+        tasks: [RESOLVING.id],
+        sandbox: "docker",
+        model: agent.model,
+        server,
+        basePath: agent.basePath,
+        timeout: "4m",
+        env: agent.env,
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain("sandbox docker");
+      const trial = lab.readTrial(runId, RESOLVING.id);
+      expect(trial.outcome).toEqual({ kind: "graded" });
+      expect(trial.resolved).toBe(true);
+      expect(run.requests.filter((request) => request.route === "model").length).toBeGreaterThan(0);
+    },
+    600_000,
+  );
+});
+
+if (unavailable !== null) {
+  describe(`agent CLIs in the docker sandbox (skipped: ${unavailable})`, () => {
+    it.todo("needs a Docker engine: scripts/test.sh installs docker.io and starts dockerd as root");
+  });
+}

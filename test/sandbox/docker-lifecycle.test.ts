@@ -1,0 +1,183 @@
+/**
+ * A real `lab run --sandbox docker` killed mid-trial (SIGINT, SIGTERM, SIGKILL) leaves no
+ * container behind once the run is resumed or `lab cache clear` runs; containers carry the
+ * run's id in their labels.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createDockerProvider } from "../../src/sandbox/index.js";
+import { addTask, writeFixtureSuite } from "../helpers/fixture-suite.js";
+import { repoRoot, sharedCacheDir, tempDir } from "../helpers/temp.js";
+import { dockerEndToEndUnavailable, testDockerSettings } from "./helpers.js";
+
+const unavailable = dockerEndToEndUnavailable();
+const root = tempDir("lab-docker-kill-");
+const evalsDir = path.join(root, "evals");
+
+/** The tool sleeps as long as LAB_TEST_SLEEP says: long the first time, not at all on resume. */
+const COMMAND = ["--command", 'sleep "$LAB_TEST_SLEEP"', "--command-env", "LAB_TEST_SLEEP"];
+
+/** Starts the real CLI (from source, through tsx) in its own process. */
+function startLab(args: readonly string[], env: Record<string, string> = {}) {
+  const tsx = pathToFileURL(path.join(repoRoot, "node_modules/tsx/dist/loader.mjs")).href;
+  const child = spawn(
+    process.execPath,
+    ["--import", tsx, path.join(repoRoot, "src/cli/bin.ts"), ...args],
+    {
+      cwd: root,
+      env: { ...process.env, LAB_CACHE_DIR: sharedCacheDir, CI: "1", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on("exit", (code, signal) => {
+      resolve(code ?? (signal === null ? null : 128));
+    }),
+  );
+  return { child, exited, stderr: () => stderr };
+}
+
+function runArgs(runId: string): string[] {
+  return [
+    "run",
+    "command",
+    "--suite",
+    "fixture",
+    "--evals-dir",
+    evalsDir,
+    "--sandbox",
+    "docker",
+    "--run-id",
+    runId,
+    ...COMMAND,
+  ];
+}
+
+/** Names of the run's containers: all of them, or only the running ones. */
+function containers(runId: string, all = true): string[] {
+  return execFileSync(
+    "docker",
+    [
+      "ps",
+      ...(all ? ["--all"] : []),
+      "--filter",
+      `label=lab.run=${runId}`,
+      "--format",
+      "{{.Names}}",
+    ],
+    { encoding: "utf8" },
+  )
+    .split("\n")
+    .filter((line) => line !== "");
+}
+
+async function waitFor(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Starts a run whose tool sleeps, and waits until its container runs. */
+async function startSleepingRun(runId: string) {
+  const lab = startLab(runArgs(runId), { LAB_TEST_SLEEP: "600" });
+  await waitFor(() => containers(runId, false).length === 1, 120_000, `${runId}'s container`);
+  return lab;
+}
+
+/** Resumes the run with a tool that does not sleep; it must finish, graded. */
+async function resume(runId: string): Promise<string> {
+  const again = startLab(runArgs(runId), { LAB_TEST_SLEEP: "0" });
+  expect(await again.exited, again.stderr()).toBe(0);
+  expect(again.stderr()).toContain(`resuming run ${runId}`);
+  expect(again.stderr()).toContain(`run ${runId} completed: 0/1 resolved`);
+  return again.stderr();
+}
+
+/** The pid of the docker client running a container of this run (lab's child). */
+function dockerClientOf(runId: string): number {
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const argv = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
+      if (argv[1] === "run" && argv.includes(`lab.run=${runId}`)) return Number(entry);
+    } catch {
+      // Gone.
+    }
+  }
+  throw new Error(`no docker client of ${runId}`);
+}
+
+describe.runIf(unavailable === null)("a docker run killed mid-trial", () => {
+  beforeAll(async () => {
+    writeFixtureSuite(evalsDir, "fixture", [addTask("alpha")]);
+    await createDockerProvider({ settings: testDockerSettings() }).checkReady();
+  }, 1_800_000);
+
+  it.each(["SIGINT", "SIGTERM"] as const)(
+    "on %s removes its container before it exits, and resumes",
+    async (signal) => {
+      const runId = `docker-${signal.toLowerCase()}`;
+      const lab = await startSleepingRun(runId);
+      lab.child.kill(signal);
+      expect(await lab.exited).toBe(130);
+      expect(containers(runId)).toEqual([]);
+      await resume(runId);
+      expect(containers(runId)).toEqual([]);
+    },
+    180_000,
+  );
+
+  it("on SIGKILL its container dies with it (its held stdin closes), and the run resumes", async () => {
+    const runId = "docker-sigkill";
+    const lab = await startSleepingRun(runId);
+    lab.child.kill("SIGKILL");
+    await lab.exited;
+    await waitFor(() => containers(runId).length === 0, 30_000, "the container to go");
+    await resume(runId);
+    expect(containers(runId)).toEqual([]);
+  }, 180_000);
+
+  it.each(["resume", "lab cache clear"] as const)(
+    "a container left running by a SIGKILLed lab (its client frozen) is removed by %s",
+    async (cleaner) => {
+      const runId = `docker-left-${cleaner === "resume" ? "resume" : "clear"}`;
+      const lab = await startSleepingRun(runId);
+      // Frozen, the client holds the container's stdin open: nothing tells it lab is gone.
+      const client = dockerClientOf(runId);
+      process.kill(client, "SIGSTOP");
+      try {
+        lab.child.kill("SIGKILL");
+        await lab.exited;
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+        expect(containers(runId, false)).toHaveLength(1);
+        if (cleaner === "resume") {
+          await resume(runId);
+        } else {
+          // Another cache folder: its clear removes no image the other tests use.
+          const clear = startLab(["cache", "clear"], { LAB_CACHE_DIR: tempDir() });
+          expect(await clear.exited).toBe(0);
+          expect(clear.stderr()).toMatch(
+            /docker: removed 0 image\(s\) and [1-9]\d* container\(s\)/,
+          );
+        }
+        expect(containers(runId)).toEqual([]);
+      } finally {
+        process.kill(client, "SIGKILL");
+      }
+    },
+    180_000,
+  );
+});
+
+if (unavailable !== null) {
+  describe(`a docker run killed mid-trial (skipped: ${unavailable})`, () => {
+    it.todo("needs a Docker engine: scripts/test.sh installs docker.io and starts dockerd as root");
+  });
+}
