@@ -104,6 +104,18 @@ describe("classifyProofs", () => {
     });
   });
 
+  it("calls gold that resolves in one proof run and fails listed tests in another flaky", () => {
+    const failed = proof({
+      resolved: false,
+      failToPass: { "t.py::f": false },
+      statuses: { "t.py::f": "ERROR", "t.py::p": "PASSED" },
+    });
+    expect(classifyProofs([proof({}), failed], ["", "RecursionError"])).toEqual({
+      category: "flaky",
+      reason: "flaky: gold resolves it in 1 of 2 proof runs; in another t.py::f (ERROR)",
+    });
+  });
+
   it("keeps an instance whose only flips are of tests outside its lists, which decide no verdict", () => {
     const unlisted = { "t.py::f": "FAILED", "t.py::p": "PASSED" } as const;
     const first = proof({}, { statuses: { ...unlisted, "t.py::other": "PASSED" } });
