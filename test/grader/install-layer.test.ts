@@ -371,7 +371,11 @@ describe("lab cache", () => {
     const env = { LAB_CACHE_DIR: cacheDir };
     const list = await runLab(["cache", "list"], { cwd: root, env });
     expect(list.code).toBe(0);
-    expect(list.stderr).toContain(`1 cached environment(s) and 2 install layer(s) in ${cacheDir}`);
+    expect(list.stderr).toMatch(
+      new RegExp(
+        `1 cached environment\\(s\\) and 2 install layer\\(s\\), [\\d.]+ [KMG]?i?B, in ${cacheDir}`,
+      ),
+    );
     const clear = await runLab(["cache", "clear"], { cwd: root, env });
     expect(clear.stderr).toContain("Removed 1 cached environment(s) and 2 install layer(s)");
     expect(existsSync(path.join(cacheDir, "layers"))).toBe(false);

@@ -112,27 +112,44 @@ describe.runIf(unavailable === null)("docker provider", () => {
 
   it("lab cache list shows the images of its cache folder; clearing another folder's leaves them", async () => {
     const root = tempDir();
+    const other = tempDir();
     const { sandbox } = await imageTagsFor(testDockerSettings());
-    const list = await runLab(["cache", "list"], { cwd: root });
-    expect(list.code).toBe(0);
-    // A row of the table: kind, key (the image), python, pins, files, size, built.
-    const row = list.stdout.split("\n").find((line) => line.includes(` ${sandbox} `));
-    expect(row).toMatch(
-      /^docker image +lab-sandbox:\w+ +- +- +- +\d+(\.\d)? MB +\d{4}-\d\d-\d\d \d\d:\d\d UTC$/,
-    );
-    const json = await runLab(["cache", "list", "--json"], { cwd: root });
-    expect(
-      json.stdout
-        .split("\n")
-        .filter((line) => line.includes(sandbox))
-        .map((line) => JSON.parse(line) as unknown),
-    ).toEqual([expect.objectContaining({ kind: "docker image", key: sandbox, dir: null })]);
-    expect(list.stderr).toMatch(/docker: [1-9]\d* image\(s\)/);
-    const clear = await runLab(["cache", "clear"], { cwd: root, env: { LAB_CACHE_DIR: root } });
-    expect(clear.stderr).toContain("docker: removed 0 image(s)");
-    expect(
-      execFileSync("docker", ["images", "--quiet", sandbox], { encoding: "utf8" }).trim(),
-    ).not.toBe("");
+    // An image of this cache folder's own, labelled as lab labels its package layers (over lab's
+    // image, so building it is instant): the images lab's image tests built may belong to
+    // another checkout's cache on a machine that ran lab before.
+    const name = `lab-packages:list-${path
+      .basename(root)
+      .replace(/[^a-z0-9]/gi, "")
+      .toLowerCase()}`;
+    execFileSync("docker", ["build", "--quiet", "--tag", name, "-"], {
+      input: `FROM ${sandbox}\nLABEL lab=image lab.image=packages lab.cache=${JSON.stringify(root)}\n`,
+      stdio: ["pipe", "ignore", "pipe"],
+    });
+    try {
+      const env = { LAB_CACHE_DIR: root };
+      const list = await runLab(["cache", "list"], { cwd: root, env });
+      expect(list.code).toBe(0);
+      // A row of the table: kind, key (the image), python, pins, files, size, built.
+      const row = list.stdout.split("\n").find((line) => line.includes(` ${name} `));
+      expect(row).toMatch(
+        /^docker image +lab-packages:\S+ +- +- +- +\d+(\.\d)? [KMG]B +\d{4}-\d\d-\d\d \d\d:\d\d UTC$/,
+      );
+      const json = await runLab(["cache", "list", "--json"], { cwd: root, env });
+      expect(
+        json.stdout
+          .split("\n")
+          .filter((line) => line.includes(name))
+          .map((line) => JSON.parse(line) as unknown),
+      ).toEqual([expect.objectContaining({ kind: "docker image", key: name, dir: null })]);
+      expect(list.stderr).toMatch(/docker: 1 image\(s\)/);
+      const clear = await runLab(["cache", "clear"], { cwd: other, env: { LAB_CACHE_DIR: other } });
+      expect(clear.stderr).toContain("docker: removed 0 image(s)");
+      expect(
+        execFileSync("docker", ["images", "--quiet", name], { encoding: "utf8" }).trim(),
+      ).not.toBe("");
+    } finally {
+      execFileSync("docker", ["rmi", "--force", name], { stdio: "ignore" });
+    }
   });
 
   it("lab cache clear removes the images of its own cache folder, and lab cache list then shows none", async () => {
