@@ -157,6 +157,8 @@ describe.skipIf(redisServerPath === null)("gen on a queue", () => {
         },
       ]),
     );
+    // The first test's workers have no mirrors: stopped, so only this one takes the proofs.
+    await stopAll(started.splice(0));
     // The worker has a folder of suites of its own, and fetches from its own mirrors.
     const workerEvals = path.join(root, "worker-evals");
     started.push(
