@@ -148,9 +148,11 @@ describe("environment and input", () => {
   });
 
   test("with holdStdin the child's stdin stays open while it runs, and reaches EOF when lab dies", async () => {
+    // bash is the system's: on PATH beside the fixtures and node (Node 24's is lab's own copy).
+    const shellEnv = { PATH: `${env.PATH ?? ""}:/usr/bin:/bin` };
     // Open: a read waits (and times out) instead of meeting EOF.
     const held = await runCommand(["bash", "-c", "read -t 1 line; echo $?"], {
-      env,
+      env: shellEnv,
       timeoutMs: 10_000,
       holdStdin: true,
     });
@@ -165,7 +167,7 @@ describe("environment and input", () => {
         env: { PATH: process.env.PATH }, timeoutMs: 60_000, holdStdin: true });`;
     const tsx = new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
     const lab = spawn(process.execPath, ["--import", tsx, "--input-type=module", "-e", standIn], {
-      env: { PATH: env.PATH ?? "/usr/bin:/bin" },
+      env: shellEnv,
       stdio: "ignore",
     });
     const waitFor = async (file: string) => {
