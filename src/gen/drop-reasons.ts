@@ -16,6 +16,11 @@ function failing(results: Readonly<Record<string, boolean>>): string[] {
     .map(([id]) => id);
 }
 
+/** The listed tests (FAIL_TO_PASS, then PASS_TO_PASS) a grade failed. */
+function failingListed(grade: Grade): string[] {
+  return [...failing(grade.failToPass), ...failing(grade.passToPass)];
+}
+
 function describeTests(ids: readonly string[], grade: Grade): string {
   const shown = ids.slice(0, 3).map((id) => `${id} (${grade.statuses[id] ?? "missing"})`);
   return `${shown.join(", ")}${ids.length > 3 ? ` and ${String(ids.length - 3)} more` : ""}`;
@@ -36,7 +41,7 @@ export function classifyProofs(
   const resolvedRuns = runs.filter((run) => run.gold.resolved && !run.gold.testsTimedOut);
   const failedRun = runs.find((run) => !run.gold.resolved && run.gold.patchApplied);
   if (resolvedRuns.length > 0 && failedRun !== undefined) {
-    const bad = [...failing(failedRun.gold.failToPass), ...failing(failedRun.gold.passToPass)];
+    const bad = failingListed(failedRun.gold);
     if (bad.length > 0)
       return {
         category: "flaky",
@@ -50,7 +55,7 @@ export function classifyProofs(
         reason: `timed out: ${run.gold.reason ?? "the tests ran past their limit"}`,
       };
     if (!run.gold.resolved) {
-      const bad = [...failing(run.gold.failToPass), ...failing(run.gold.passToPass)];
+      const bad = failingListed(run.gold);
       const download = BUILD_DOWNLOAD_FAILED.exec(goldLogs[index] ?? "");
       if (bad.length > 0 && download !== null)
         return {

@@ -48,13 +48,9 @@ describe.skipIf(mirrors === undefined)("real SWE-bench instances (opt-in: LAB_MI
     expect(existsSync(upstream), `${upstream} (a mirror of SWE-bench/SWE-bench)`).toBe(true);
     writeFileSync(
       dataset,
-      execFileSync(
-        "git",
-        ["--git-dir", gitDirOf(upstream), "show", "9fa5614:data/SWE-bench_Lite/test.parquet"],
-        {
-          maxBuffer: 256 * 1024 * 1024,
-        },
-      ),
+      execFileSync("git", ["-C", upstream, "show", "9fa5614:data/SWE-bench_Lite/test.parquet"], {
+        maxBuffer: 256 * 1024 * 1024,
+      }),
     );
     const gen = await runLab(
       at(
@@ -129,8 +125,3 @@ describe.skipIf(mirrors === undefined)("real SWE-bench instances (opt-in: LAB_MI
     );
   }, 7_200_000);
 });
-
-/** The git folder of a mirror: the folder itself when bare, its .git otherwise. */
-function gitDirOf(mirror: string): string {
-  return existsSync(path.join(mirror, ".git")) ? path.join(mirror, ".git") : mirror;
-}
