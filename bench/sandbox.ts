@@ -2,6 +2,7 @@
  * The sandbox's start-up overhead per trial, and what it adds to a warm grade.
  *
  *   npx tsx bench/sandbox.ts [--repeat 50] [--grades 10] [--task ID] [--no-docker]
+ *                            [--suite NAME --evals-dir DIR --cache-dir DIR]
  *
  * Start-up: make a trial's sandbox, run `true` in it, dispose of it; against running the same
  * `true` unsandboxed through src/process. Each sample is a whole trial's share: cgroups made and
@@ -13,7 +14,9 @@
  * Warm grade: the gold patch of one starter task graded again and again with its environment
  * and install layer cached, by each provider in turn (interleaved, so load hits all alike).
  * Overhead = the grade's wall time minus the bare test process (the test phase under none).
- * Goal: docker within 1.5x bwrap's overhead.
+ * Goal: docker within 1.5x bwrap's overhead. `--suite` takes the task from another suite (a
+ * generated swebench suite, say, with `--evals-dir` where it lives and `--cache-dir` the lab
+ * cache that holds its environments), to see the same figures on a real project's grade.
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -38,12 +41,15 @@ const { values } = parseArgs({
     grades: { type: "string", default: "10" },
     task: { type: "string", default: "envcfg-optional-fields" },
     "no-docker": { type: "boolean", default: false },
+    suite: { type: "string", default: "starter" },
+    "evals-dir": { type: "string" },
+    "cache-dir": { type: "string" },
   },
 });
 const repeat = Number(values.repeat);
 const grades = Number(values.grades);
 const root = mkdtempSync(path.join(os.tmpdir(), "lab-bench-sandbox-"));
-const cacheDir = path.join(root, "cache");
+const cacheDir = values["cache-dir"] ?? path.join(root, "cache");
 const pathEnv = process.env.PATH ?? "/usr/bin:/bin";
 const limits: SandboxLimits = { memoryMb: null, diskMb: 10 * 1024, maxProcesses: 4096 };
 
@@ -157,7 +163,7 @@ if (docker !== undefined) {
 }
 
 // Warm grades: the same gold patch, graded by each provider in turn.
-const suite = await loadSuite("starter", { cwd: process.cwd() });
+const suite = await loadSuite(values.suite, { cwd: process.cwd(), evalsDir: values["evals-dir"] });
 const task = await loadTask(suite, values.task);
 const oracle = await loadOracle(task);
 const environment = {
