@@ -16,7 +16,7 @@ import {
   type ProofJobData,
   type TaskFile,
 } from "./protocol.js";
-import { JobTracker, type JobEnd } from "./tracker.js";
+import { JobTracker, sameJson, type JobEnd } from "./tracker.js";
 
 /** How a gen proves on a queue. */
 export interface QueueProverOptions {
@@ -116,7 +116,21 @@ export async function openQueueProver(options: QueueProverOptions): Promise<Queu
     };
     const [state] = (await tracker.states([id])).values();
     if (state === "failed") await tracker.remove(id);
-    if (state === "unknown" || state === "failed")
+    // Queued by a gen of another lab version, test timeout or number of proof runs: workers
+    // of this version would refuse it, or prove it otherwise than asked.
+    const outdated =
+      state !== "unknown" &&
+      state !== "failed" &&
+      (await tracker.replaceOutdated(
+        id,
+        (queued) => sameJson(queued, gen, "gen") && sameJson(queued, data.runs, "runs"),
+      ));
+    if (outdated)
+      options.onLog(
+        "info",
+        `${request.task.info.id}: replacing its proof job queued by an earlier gen with other settings`,
+      );
+    if (state === "unknown" || state === "failed" || outdated)
       await tracker.add([
         {
           id,

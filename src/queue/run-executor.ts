@@ -26,7 +26,7 @@ import {
   type ToolRequest,
   type TrialJobData,
 } from "./protocol.js";
-import { JobTracker, type JobEnd, type JobSpec } from "./tracker.js";
+import { JobTracker, sameJson, type JobEnd, type JobSpec } from "./tracker.js";
 
 /** How a run goes through a queue. */
 export interface QueueRunOptions {
@@ -247,7 +247,7 @@ async function executeOnQueue(
         toAdd.push(entry.spec);
       } else if (state === "completed") {
         finishedMeanwhile++;
-      } else if (await replaceOutdated(tracker, id, manifest)) {
+      } else if (await tracker.replaceOutdated(id, (data) => sameJson(data, manifest, "run"))) {
         toAdd.push(entry.spec);
         requeued++;
       } else {
@@ -311,35 +311,6 @@ async function isCollected(tracker: JobTracker, id: string, paths: TrialPaths): 
   if (job === undefined) return false;
   const sent = await resultOf(job.returnvalue).catch(() => null);
   return sent !== null && sent.result.finishedAt === stored.finishedAt;
-}
-
-/**
- * Removes a job an earlier invocation queued with another manifest (the tool upgraded since,
- * other limits): workers that match this invocation would refuse it, so it is to be queued
- * again as this invocation describes it. A job a worker holds for a moment while refusing it
- * is waited for; one that stays active is running (its worker matched) and is left to finish.
- * Says whether the job was removed.
- */
-async function replaceOutdated(
-  tracker: JobTracker,
-  id: string,
-  manifest: RunManifest,
-): Promise<boolean> {
-  const job = await tracker.job(id);
-  const queued = (job?.data as { run?: unknown } | undefined)?.run;
-  if (job === undefined || JSON.stringify(queued) === JSON.stringify(manifest)) return false;
-  let current = await tracker.queue.getJobState(id);
-  for (let tries = 0; current === "active" && tries < 20; tries++) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    current = await tracker.queue.getJobState(id);
-  }
-  if (current === "active" || current === "completed" || current === "failed") return false;
-  try {
-    await tracker.remove(id);
-    return true;
-  } catch {
-    return false; // taken by a worker meanwhile: it runs, or its refusal shows
-  }
 }
 
 /** A worker's return value: its files, and the result they hold. */

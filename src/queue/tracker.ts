@@ -149,6 +149,32 @@ export class JobTracker {
   }
 
   /** Calls `onEnd` once when the job completes or fails for good; the job may be finished already. */
+  /**
+   * Removes a job an earlier invocation queued with other data (the tool or lab upgraded
+   * since, other limits or proof runs): workers that match this invocation would refuse it,
+   * or do other work than asked, so it is to be queued again as this invocation describes it.
+   * `isCurrent` tells whether a queued job's data is this invocation's. A job a worker holds
+   * for a moment while refusing it is waited for; one that stays active is running (its
+   * worker matched) and is left to finish, as is one finished already. Says whether the job
+   * was removed.
+   */
+  async replaceOutdated(id: string, isCurrent: (data: unknown) => boolean): Promise<boolean> {
+    const job = await this.job(id);
+    if (job === undefined || isCurrent(job.data)) return false;
+    let current = await this.queue.getJobState(id);
+    for (let tries = 0; current === "active" && tries < 20; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      current = await this.queue.getJobState(id);
+    }
+    if (current === "active" || current === "completed" || current === "failed") return false;
+    try {
+      await this.remove(id);
+      return true;
+    } catch {
+      return false; // taken by a worker meanwhile: it runs, or its refusal shows
+    }
+  }
+
   watch(id: string, onEnd: (end: JobEnd) => Promise<void>): void {
     this.watched.set(id, onEnd);
     this.settle(id);
@@ -318,4 +344,10 @@ export async function liveWorkers(redis: Redis): Promise<WorkerHeartbeat[]> {
     }
   }
   return live;
+}
+
+/** Whether `data[field]` is, as JSON, the same as `value`. */
+export function sameJson(data: unknown, value: unknown, field: string): boolean {
+  const held = (data as Record<string, unknown> | null | undefined)?.[field];
+  return JSON.stringify(held) === JSON.stringify(value);
 }

@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EnvironmentEntry } from "../../src/datasets/index.js";
 import { generateSwebench } from "../../src/gen/index.js";
 import { openQueueProver, parseQueueAddress } from "../../src/queue/index.js";
-import { readProofFile } from "../../src/suite/index.js";
+import { loadOracle, loadSuite, loadTask, readProofFile } from "../../src/suite/index.js";
 import { addTask, pyproject, writeFixtureSuite } from "../helpers/fixture-suite.js";
 import { runLab, testEnvironment } from "../helpers/lab.js";
-import type { LabProcess } from "../helpers/lab-process.js";
+import { waitFor, type LabProcess } from "../helpers/lab-process.js";
 import {
   redisMissingMessage,
   redisServerPath,
@@ -16,7 +16,7 @@ import {
   type RedisServer,
 } from "../helpers/redis.js";
 import { repoRoot, tempDir } from "../helpers/temp.js";
-import { startWorker, stopAll } from "./helpers.js";
+import { inspectQueue, startWorker, stopAll } from "./helpers.js";
 
 const root = tempDir("lab-queue-gen-");
 const evalsDir = path.join(root, "evals");
@@ -219,5 +219,58 @@ describe.skipIf(redisServerPath === null)("gen on a queue", () => {
     );
     expect(existsSync(path.join(copy, ".cache"))).toBe(true);
     expect(started.at(-1)?.stderr()).toContain("swebench: proof of acme__widget-1: proven");
+  }, 300_000);
+
+  it("queues again, on a rerun, a proof an earlier gen queued with other settings", async () => {
+    writeFixtureSuite(evalsDir, "regen", [addTask("gamma")]);
+    await stopAll(started.splice(0));
+    const queue = inspectQueue(redis);
+    const suite = await loadSuite("regen", { cwd: root, evalsDir });
+    const task = await loadTask(suite, "gamma");
+    const oracle = await loadOracle(task);
+    const logs: string[] = [];
+    const open = (signal: AbortSignal) =>
+      openQueueProver({
+        address: parseQueueAddress(redis.url, { insecure: false }),
+        suite: { name: "regen", dir: suite.dir },
+        labVersion: LAB_VERSION,
+        testTimeoutMs: 120_000,
+        attempts: 2,
+        signal,
+        onLog: (_level, message) => logs.push(message),
+      });
+    const request = (runs: number) => ({
+      task,
+      oracle,
+      runs,
+      logDirOf: (run: number) => path.join(root, "regen-logs", `run${String(run)}`),
+    });
+    // A gen asks for one proof run, then dies before any worker took the job.
+    const first = await open(new AbortController().signal);
+    first.prove(request(1)).catch(() => undefined);
+    await waitFor(
+      async () => (await queue.getJobCounts("waiting")).waiting === 1,
+      30_000,
+      "the proof job",
+    );
+    await first.close();
+
+    // Rerun with two proof runs: the job that asks for one is replaced, not taken as it is.
+    const rerun = await open(new AbortController().signal);
+    const proving = rerun.prove(request(2)).finally(() => rerun.close());
+    await waitFor(
+      () =>
+        logs.includes(
+          "gamma: replacing its proof job queued by an earlier gen with other settings",
+        ),
+      30_000,
+      "the job replaced",
+    );
+    started.push(
+      await startWorker(root, redis, "regen", { evalsDir, cacheDir: path.join(root, "regen") }),
+    );
+    const proofs = await proving;
+    expect(proofs.map((proof) => proof.valid)).toEqual([true, true]);
+    await queue.close();
   }, 300_000);
 });
