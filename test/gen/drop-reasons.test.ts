@@ -116,6 +116,21 @@ describe("classifyProofs", () => {
     });
   });
 
+  it("says so when the proof run gold fails in is one whose tests ran past their limit", () => {
+    const cut = proof({
+      resolved: false,
+      testsTimedOut: true,
+      reason: "the tests timed out after 1800 s",
+      failToPass: { "t.py::f": false },
+      statuses: {},
+    });
+    expect(classifyProofs([proof({}), cut], ["", ""])).toEqual({
+      category: "flaky",
+      reason:
+        "flaky: gold resolves it in 1 of 2 proof runs; in another the tests timed out after 1800 s, leaving t.py::f (missing)",
+    });
+  });
+
   it("keeps an instance whose only flips are of tests outside its lists, which decide no verdict", () => {
     const unlisted = { "t.py::f": "FAILED", "t.py::p": "PASSED" } as const;
     const first = proof({}, { statuses: { ...unlisted, "t.py::other": "PASSED" } });
