@@ -22,8 +22,8 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { uvPassEnvFrom } from "../src/config/index.js";
-import type { SandboxLimits, SandboxProvider } from "../src/core/index.js";
+import { dockerSettingsFrom, uvPassEnvFrom } from "../src/config/index.js";
+import { LabError, type SandboxLimits, type SandboxProvider } from "../src/core/index.js";
 import { gradeChange } from "../src/grader/index.js";
 import { runCommand } from "../src/process/index.js";
 import { median } from "../src/report/index.js";
@@ -31,7 +31,6 @@ import {
   createBwrapProvider,
   createDockerProvider,
   createNoneProvider,
-  defaultDockerSettings,
 } from "../src/sandbox/index.js";
 import { loadOracle, loadSuite, loadTask } from "../src/suite/index.js";
 
@@ -112,16 +111,30 @@ function describe(name: string, times: number[], baseline?: number): string {
 const bwrap = createBwrapProvider({ pathEnv: `${pathEnv}:/usr/bin:/bin` });
 await bwrap.checkReady();
 const none = createNoneProvider();
-const docker = values["no-docker"]
+let docker: SandboxProvider | undefined = values["no-docker"]
   ? undefined
   : createDockerProvider({
-      settings: defaultDockerSettings(pathEnv, path.join(os.homedir(), ".cache", "lab")),
+      // The user's engine (DOCKER_HOST, a context) as lab itself would reach it.
+      settings: dockerSettingsFrom(
+        process.env,
+        os.homedir(),
+        path.join(os.homedir(), ".cache", "lab"),
+      ),
     });
-await docker?.checkReady({
-  progress: (message) => {
-    console.error(`docker: ${message}`);
-  },
-});
+try {
+  await docker?.checkReady({
+    progress: (message) => {
+      console.error(`docker: ${message}`);
+    },
+  });
+} catch (error) {
+  // No engine here: the bwrap figures are still worth having.
+  if (!(error instanceof LabError)) throw error;
+  console.error(
+    `docker left out: ${error.message}${error.hint === undefined ? "" : ` ${error.hint}`}`,
+  );
+  docker = undefined;
+}
 
 const direct = await sample(() =>
   runCommand(["true"], { cwd: root, env: { PATH: pathEnv }, timeoutMs: 30_000 }),
