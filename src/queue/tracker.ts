@@ -148,7 +148,6 @@ export class JobTracker {
     await this.queue.remove(id);
   }
 
-  /** Calls `onEnd` once when the job completes or fails for good; the job may be finished already. */
   /**
    * Removes a job an earlier invocation queued with other data (the tool or lab upgraded
    * since, other limits or proof runs): workers that match this invocation would refuse it,
@@ -175,6 +174,7 @@ export class JobTracker {
     }
   }
 
+  /** Calls `onEnd` once when the job completes or fails for good; the job may be finished already. */
   watch(id: string, onEnd: (end: JobEnd) => Promise<void>): void {
     this.watched.set(id, onEnd);
     this.settle(id);
