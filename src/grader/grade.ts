@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { appendFile, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import {
@@ -27,6 +28,9 @@ import {
 } from "./plan.js";
 import { detectTestTampering } from "./tamper.js";
 import { applyTestPatch, readGradingLog, resetTestFiles, runHiddenTests } from "./test-run.js";
+
+/** Where the base commit of pytest's or pluggy's own repository keeps its package. */
+const OWN_PYTEST = ["src/_pytest", "_pytest", "src/pluggy", "pluggy"];
 
 /** A grade and the exact diff it graded. */
 export interface GradeOutcome {
@@ -75,7 +79,11 @@ export async function executeGrade(
     const patchEmpty = "patch" in captured && patch.trim() === "";
     // What hidden tests cannot guard against (a new conftest.py, pytest config, an exit hook)
     // is found in the change itself; such a trial is flagged and not resolved.
-    const tampering = patchEmpty ? [] : detectTestTampering(patch, plan.testPatch);
+    const tampering = patchEmpty
+      ? []
+      : detectTestTampering(patch, plan.testPatch, {
+          projectIsPytest: OWN_PYTEST.some((dir) => existsSync(path.join(places.repo, dir))),
+        });
 
     const unresolved = (fields: Partial<Grade> & { reason: string }): GradeOutcome => ({
       grade: {

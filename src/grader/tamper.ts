@@ -34,15 +34,24 @@ const SECTIONED_FILES: readonly { readonly pattern: RegExp; readonly section: Re
   { pattern: /(^|\/)pyproject\.toml$/, section: /^\[tool\.pytest(\.ini_options)?\]/ },
 ];
 
-/** Source lines reaching into the test process from code under test. */
-const SOURCE_HOOKS: readonly { readonly pattern: RegExp; readonly what: string }[] = [
+/**
+ * Source lines reaching into the test process from code under test. `pytest`: the line is
+ * pytest's own code when the project under test is pytest itself.
+ */
+const SOURCE_HOOKS: readonly {
+  readonly pattern: RegExp;
+  readonly what: string;
+  readonly pytest?: true;
+}[] = [
   {
     pattern: /\b(import\s+_pytest|from\s+_pytest\b|_pytest\.)/,
     what: "reaches into pytest's internals",
+    pytest: true,
   },
   {
     pattern: /\bdef\s+pytest_[a-z_]+\s*\(|\bpytest_plugins\s*=|\bhookimpl\b/,
     what: "defines pytest hooks or plugins",
+    pytest: true,
   },
   // A test process that ends itself early can print a passing log over a failing run.
   {
@@ -55,13 +64,27 @@ const SOURCE_HOOKS: readonly { readonly pattern: RegExp; readonly what: string }
   },
 ];
 
+/** What the scan knows of the project besides the two diffs. */
+export interface TamperScanContext {
+  /**
+   * The project under test is pytest (or pluggy) itself: code anywhere in it, a script at its
+   * root included, imports `_pytest` and defines hooks as the project's own work, and the
+   * canary tests are what guards its test runs (pytest-8365: a reproduction script).
+   */
+  readonly projectIsPytest?: boolean;
+}
+
 /**
  * Lists what in `patch` (the tool's change) tampers with how the hidden tests run, one finding
  * per line, naming the file; [] when nothing does. Files the test patch itself touches are
  * skipped: the grader resets them before applying the hidden tests.
- * Pure: a function of the two diffs.
+ * Pure: a function of the two diffs and the context.
  */
-export function detectTestTampering(patch: string, testPatch: string): string[] {
+export function detectTestTampering(
+  patch: string,
+  testPatch: string,
+  context: TamperScanContext = {},
+): string[] {
   const hiddenTestFiles = new Set(listPatchFiles(testPatch).map((file) => file.path));
   const findings: string[] = [];
   for (const { path, body } of splitPatch(patch)) {
@@ -88,7 +111,8 @@ export function detectTestTampering(patch: string, testPatch: string): string[] 
       !PYTEST_OWN_SOURCE.test(path)
     ) {
       const added = addedLines(body);
-      for (const { pattern, what } of SOURCE_HOOKS) {
+      for (const { pattern, what, pytest } of SOURCE_HOOKS) {
+        if (pytest === true && context.projectIsPytest === true) continue;
         if (added.some((line) => pattern.test(line))) findings.push(`${path}: ${what}`);
       }
     }

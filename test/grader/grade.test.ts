@@ -14,10 +14,15 @@ let task: Task;
 let oracle: Oracle;
 let hangTask: Task;
 let hangOracle: Oracle;
+let ownPytestTask: Task;
+let ownPytestOracle: Oracle;
 
 beforeAll(async () => {
+  const runner = addTask("runner");
   writeFixtureSuite(path.join(root, "evals"), "fixture", [
     addTask("adder"),
+    // Shaped as pytest's own repository: its base commit holds the _pytest folder.
+    { ...runner, base: { ...runner.base, "_pytest/NOTES.txt": "pytest's own package\n" } },
     {
       id: "hang",
       base: {
@@ -39,6 +44,8 @@ beforeAll(async () => {
   oracle = await loadOracle(task);
   hangTask = await loadTask(suite, "hang");
   hangOracle = await loadOracle(hangTask);
+  ownPytestTask = await loadTask(suite, "runner");
+  ownPytestOracle = await loadOracle(ownPytestTask);
 });
 
 function options(overrides: Partial<GradeOptions> = {}): GradeOptions {
@@ -191,6 +198,43 @@ describe("gradeChange", () => {
     expect(grade.resolved).toBe(false);
     expect(grade.testExitCode).toBe(3);
     expect(grade.reason).toMatch(/^the test log was rejected: /);
+  });
+});
+
+describe("the scan of the change for tampering", () => {
+  // SWE-agent's prediction for pytest-dev__pytest-8365: the fix, and a script at the root.
+  const script = [
+    "diff --git a/reproduce_bug.py b/reproduce_bug.py",
+    "new file mode 100644",
+    "index 0000000..1111111",
+    "--- /dev/null",
+    "+++ b/reproduce_bug.py",
+    "@@ -0,0 +1 @@",
+    "+from _pytest.tmpdir import TempPathFactory",
+    "",
+  ].join("\n");
+
+  it("takes pytest's internals as the project's own where the base commit holds _pytest", async () => {
+    const { grade } = await gradeChange(
+      ownPytestTask,
+      ownPytestOracle,
+      { patch: ownPytestOracle.goldPatch + script },
+      options(),
+    );
+    expect(grade).toMatchObject({ resolved: true, tampering: [] });
+  });
+
+  it("flags the same script in any other project", async () => {
+    const { grade } = await gradeChange(
+      task,
+      oracle,
+      { patch: oracle.goldPatch + script },
+      options(),
+    );
+    expect(grade).toMatchObject({
+      resolved: false,
+      tampering: ["reproduce_bug.py: reaches into pytest's internals"],
+    });
   });
 });
 
