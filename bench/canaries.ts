@@ -17,12 +17,12 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
 import { selectTestDirectives } from "../src/core/index.js";
-import { uvPassEnvFrom } from "../src/config/index.js";
 import { gradeChange } from "../src/grader/index.js";
 import { checkCanaries, planCanaries, plantCanaries } from "../src/grader/canaries.js";
 import { parseTestLog } from "../src/grader/parse-log.js";
 import { median } from "../src/report/index.js";
 import { loadOracle, loadSuite, loadTask } from "../src/suite/index.js";
+import { benchEnvironment, timeGoldGrade } from "./gold-grade.js";
 
 const { values } = parseArgs({
   options: {
@@ -37,15 +37,9 @@ const { values } = parseArgs({
 const repeat = Number(values.repeat);
 const paired = Number(values.paired);
 const root = mkdtempSync(path.join(os.tmpdir(), "lab-bench-canaries-"));
-const environment = {
-  cacheDir: values["cache-dir"] ?? path.join(os.homedir(), ".cache", "lab"),
-  pathEnv: process.env.PATH ?? "/usr/bin:/bin",
-  home: os.homedir(),
-  uvPassEnv: uvPassEnvFrom(process.env),
-  pyenvRoot: process.env.PYENV_ROOT ?? path.join(os.homedir(), ".pyenv"),
-  uv: process.env.LAB_UV,
-  timeoutMs: 20 * 60_000,
-};
+const environment = benchEnvironment(
+  values["cache-dir"] ?? path.join(os.homedir(), ".cache", "lab"),
+);
 const suite = await loadSuite(values.suite, { evalsDir: values["evals-dir"], cwd: process.cwd() });
 const ids = values.tasks?.split(",") ?? suite.taskIds;
 const ms = (value: number | null): string => (value === null ? "–" : `${value.toFixed(1)} ms`);
@@ -132,22 +126,13 @@ if (paired > 0) {
     };
     for (let i = 0; i < 2 * paired; i++) {
       const on = i % 2 === 0;
-      const started = performance.now();
-      const { grade } = await gradeChange(
-        task,
-        oracle,
-        { patch: oracle.goldPatch },
-        {
-          scratchDir: path.join(root, id, `paired-${String(i)}`),
-          logFile: path.join(root, id, `paired-${String(i)}.log`),
-          environment,
-          setupTimeoutMs: 600_000,
-          installTimeoutMs: 1_200_000,
-          testTimeoutMs: 1_800_000,
-          canaries: on,
-        },
-      );
-      (on ? times.on : times.off).push(performance.now() - started);
+      const { totalMs, grade } = await timeGoldGrade(task, oracle, {
+        scratchDir: path.join(root, id, `paired-${String(i)}`),
+        logFile: path.join(root, id, `paired-${String(i)}.log`),
+        environment,
+        canaries: on,
+      });
+      (on ? times.on : times.off).push(totalMs);
       (on ? times.testsOn : times.testsOff).push(grade.phaseMs.tests ?? 0);
     }
     differences.push((median(times.on) ?? 0) - (median(times.off) ?? 0));

@@ -15,10 +15,9 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { installLayersDir } from "../src/environment/index.js";
-import { gradeChange } from "../src/grader/index.js";
 import { loadOracle, loadSuite, loadTask } from "../src/suite/index.js";
 import { median } from "../src/report/index.js";
-import { uvPassEnvFrom } from "../src/config/index.js";
+import { benchEnvironment, timeGoldGrade } from "./gold-grade.js";
 
 const { values } = parseArgs({
   options: {
@@ -35,15 +34,7 @@ const repeat = Number(values.repeat);
 const ownCache = values["cache-dir"] === undefined;
 const cacheDir = values["cache-dir"] ?? mkdtempSync(path.join(os.tmpdir(), "lab-bench-cache-"));
 const cold = !values["no-cold"] && ownCache;
-const environment = {
-  cacheDir,
-  pathEnv: process.env.PATH ?? "/usr/bin:/bin",
-  home: os.homedir(),
-  uvPassEnv: uvPassEnvFrom(process.env),
-  pyenvRoot: process.env.PYENV_ROOT ?? path.join(os.homedir(), ".pyenv"),
-  uv: process.env.LAB_UV,
-  timeoutMs: 20 * 60_000,
-};
+const environment = benchEnvironment(cacheDir);
 
 async function gradeOnce(
   taskId: string,
@@ -55,21 +46,11 @@ async function gradeOnce(
   const task = await loadTask(suite, taskId);
   const oracle = await loadOracle(task);
   const scratch = mkdtempSync(path.join(os.tmpdir(), "lab-bench-"));
-  const start = performance.now();
-  const { grade } = await gradeChange(
-    task,
-    oracle,
-    { patch: oracle.goldPatch },
-    {
-      scratchDir: path.join(scratch, "grade"),
-      logFile: path.join(scratch, "grade.log"),
-      environment,
-      setupTimeoutMs: 600_000,
-      installTimeoutMs: 1_200_000,
-      testTimeoutMs: 1_800_000,
-    },
-  );
-  const totalMs = performance.now() - start;
+  const { totalMs, grade } = await timeGoldGrade(task, oracle, {
+    scratchDir: path.join(scratch, "grade"),
+    logFile: path.join(scratch, "grade.log"),
+    environment,
+  });
   rmSync(scratch, { recursive: true, force: true });
   return {
     totalMs,

@@ -22,9 +22,8 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { dockerSettingsFrom, uvPassEnvFrom } from "../src/config/index.js";
+import { dockerSettingsFrom } from "../src/config/index.js";
 import { LabError, type SandboxLimits, type SandboxProvider } from "../src/core/index.js";
-import { gradeChange } from "../src/grader/index.js";
 import { runCommand } from "../src/process/index.js";
 import { median } from "../src/report/index.js";
 import {
@@ -33,6 +32,7 @@ import {
   createNoneProvider,
 } from "../src/sandbox/index.js";
 import { loadOracle, loadSuite, loadTask } from "../src/suite/index.js";
+import { benchEnvironment, timeGoldGrade } from "./gold-grade.js";
 
 const { values } = parseArgs({
   options: {
@@ -179,33 +179,15 @@ if (docker !== undefined) {
 const suite = await loadSuite(values.suite, { cwd: process.cwd(), evalsDir: values["evals-dir"] });
 const task = await loadTask(suite, values.task);
 const oracle = await loadOracle(task);
-const environment = {
-  cacheDir,
-  pathEnv,
-  home: os.homedir(),
-  uvPassEnv: uvPassEnvFrom(process.env),
-  pyenvRoot: process.env.PYENV_ROOT ?? path.join(os.homedir(), ".pyenv"),
-  uv: process.env.LAB_UV,
-  timeoutMs: 20 * 60_000,
-};
+const environment = benchEnvironment(cacheDir);
 async function gradeWith(provider: SandboxProvider): Promise<{ totalMs: number; testsMs: number }> {
   const scratch = mkdtempSync(path.join(root, "grade-"));
-  const start = performance.now();
-  const { grade } = await gradeChange(
-    task,
-    oracle,
-    { patch: oracle.goldPatch },
-    {
-      scratchDir: path.join(scratch, "grade"),
-      logFile: path.join(scratch, "grade.log"),
-      environment,
-      setupTimeoutMs: 600_000,
-      installTimeoutMs: 1_200_000,
-      testTimeoutMs: 1_800_000,
-      sandbox: { provider },
-    },
-  );
-  const totalMs = performance.now() - start;
+  const { totalMs, grade } = await timeGoldGrade(task, oracle, {
+    scratchDir: path.join(scratch, "grade"),
+    logFile: path.join(scratch, "grade.log"),
+    environment,
+    sandbox: { provider },
+  });
   rmSync(scratch, { recursive: true, force: true });
   if (!grade.resolved)
     throw new Error(`${task.info.id}'s gold patch did not resolve under ${provider.name}`);

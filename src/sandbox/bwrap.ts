@@ -12,7 +12,7 @@ import {
 import { runCommand } from "../process/index.js";
 import { findOnPath } from "../process/index.js";
 import { createConfinement, describeLimitEnforcement, SYSTEM_PATH } from "./limits.js";
-import { mountArgs, systemMounts, toolPathMounts, type Mount } from "./mounts.js";
+import { mountArgs, systemMounts, specToolMounts, type Mount } from "./mounts.js";
 import { signalPidNamespace } from "./pid-namespace.js";
 
 /** What the installed bwrap supports, from its --help. */
@@ -136,25 +136,13 @@ async function createBwrapSandbox(spec: SandboxSpec, features: BwrapFeatures): P
   const tmp = path.join(spec.stateDir, "tmp");
   await mkdir(home, { recursive: true });
   await mkdir(tmp, { recursive: true });
-  const tools = toolPathMounts({
-    pathEnv: spec.pathEnv,
-    extra: spec.toolPaths,
-    hidden: spec.hiddenPaths,
-    hostHome: spec.hostHome,
-  });
-  if (tools.refusedExtra.length > 0) {
-    throw new LabError(
-      "SANDBOX_UNAVAILABLE",
-      `The sandbox will not show ${tools.refusedExtra.join(", ")}: it holds, or lies inside, a folder a tool must not see (a suite, the runs, lab's cache, the scratch root or your home).`,
-      { hint: "Install the tool somewhere else, and list only its own folder." },
-    );
-  }
+  const toolMounts = specToolMounts(spec);
   // Order matters: a mount may sit inside an earlier one (the work tree, or a tool installed
   // under /tmp, inside the private /tmp), so the private /tmp comes before everything in it.
   const mounts: Mount[] = [
     ...systemMounts(),
     { kind: "bind", source: tmp, dest: "/tmp" },
-    ...tools.mounts,
+    ...toolMounts,
     ...spec.readOnlyPaths.map((source): Mount => ({ kind: "ro-bind", source, dest: source })),
     ...spec.writablePaths.map((source): Mount => ({ kind: "bind", source, dest: source })),
     { kind: "bind", source: home, dest: home },

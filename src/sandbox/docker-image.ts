@@ -214,33 +214,50 @@ async function installPackagesInto(
       hint: "Check the task's debianPackages (or LAB_DOCKER_PACKAGES).",
     });
   }
-  const name = `lab-build-${randomUUID().slice(0, 12)}`;
   const script = `apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ${packages.join(" ")} && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb`;
+  await commitLayer(cli, {
+    from,
+    options: ["--user", "0:0", "--network", "host", "--entrypoint", "/bin/sh"],
+    command: ["-c", script],
+    what: `install ${packages.join(", ")} into ${from}`,
+    tag,
+    kind: build.kind,
+    log,
+    signal,
+  });
+}
+
+/**
+ * Runs `command` in a build container of `from` (labelled as lab's build, with `options`),
+ * saves the container as `tag`, and removes it.
+ */
+async function commitLayer(
+  cli: DockerCli,
+  layer: {
+    readonly from: string;
+    readonly options: readonly string[];
+    readonly command: readonly string[];
+    readonly what: string;
+    readonly tag: string;
+    readonly kind: ImageKind;
+    readonly log: string;
+    readonly signal: AbortSignal | undefined;
+  },
+): Promise<void> {
+  const { tag, log, signal } = layer;
+  const name = `lab-build-${randomUUID().slice(0, 12)}`;
   try {
     await checked(
       cli,
-      [
-        "run",
-        "--name",
-        name,
-        "--label",
-        `${LAB_LABEL}=build`,
-        "--user",
-        "0:0",
-        "--network",
-        "host",
-        "--entrypoint",
-        "/bin/sh",
-        from,
-      ],
-      ["-c", script],
-      `install ${packages.join(", ")} into ${from}`,
+      ["run", "--name", name, "--label", `${LAB_LABEL}=build`, ...layer.options, layer.from],
+      layer.command,
+      layer.what,
       log,
       signal,
     );
     await checked(
       cli,
-      ["commit", ...imageChanges(build.kind, cli.settings.cacheDir), name, tag],
+      ["commit", ...imageChanges(layer.kind, cli.settings.cacheDir), name, tag],
       [],
       `save the image ${tag}`,
       log,
@@ -401,38 +418,25 @@ async function addNodeLayer(
     }
   }
   progress(`adding Node ${SANDBOX_NODE_VERSION} to make ${tags.sandbox}`);
-  const name = `lab-build-${randomUUID().slice(0, 12)}`;
-  try {
-    await checked(
-      cli,
-      [
-        "run",
-        "--name",
-        name,
-        "--label",
-        `${LAB_LABEL}=build`,
-        "--network",
-        "none",
-        "--mount",
-        `type=bind,${mountField("source", path.dirname(nodeBin))},target=/lab-node,readonly`,
-        tags.base,
-      ],
-      ["/bin/sh", "-c", "cp /lab-node/node /usr/local/bin/node && /usr/local/bin/node --version"],
-      "add Node to the image",
-      log,
-      signal,
-    );
-    await checked(
-      cli,
-      ["commit", ...imageChanges("sandbox", cli.settings.cacheDir), name, tags.sandbox],
-      [],
-      `save the image ${tags.sandbox}`,
-      log,
-      signal,
-    );
-  } finally {
-    await cli.run(["rm", "-f", name]);
-  }
+  await commitLayer(cli, {
+    from: tags.base,
+    options: [
+      "--network",
+      "none",
+      "--mount",
+      `type=bind,${mountField("source", path.dirname(nodeBin))},target=/lab-node,readonly`,
+    ],
+    command: [
+      "/bin/sh",
+      "-c",
+      "cp /lab-node/node /usr/local/bin/node && /usr/local/bin/node --version",
+    ],
+    what: "add Node to the image",
+    tag: tags.sandbox,
+    kind: "sandbox",
+    log,
+    signal,
+  });
 }
 
 /**

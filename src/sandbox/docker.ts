@@ -28,7 +28,7 @@ import {
 } from "./docker-image.js";
 import { CONTAINER_INIT, parseInitStatus, type InitStatus } from "./docker-init.js";
 import { createConfinement, SYSTEM_PATH } from "./limits.js";
-import { toolPathMounts } from "./mounts.js";
+import { specToolMounts } from "./mounts.js";
 
 /** /dev/shm is memory: capped as bwrap caps it. */
 const SHM_SIZE = "256m";
@@ -177,23 +177,11 @@ async function createDockerSandbox(
   // The init's status files and stdin files: written by lab and the init, read by lab.
   const control = path.join(spec.stateDir, "lab-init");
   for (const dir of [home, tmp, control]) await mkdir(dir, { recursive: true });
-  const tools = toolPathMounts({
-    pathEnv: spec.pathEnv,
-    extra: spec.toolPaths,
-    hidden: spec.hiddenPaths,
-    hostHome: spec.hostHome,
-  });
-  if (tools.refusedExtra.length > 0) {
-    throw new LabError(
-      "SANDBOX_UNAVAILABLE",
-      `The sandbox will not show ${tools.refusedExtra.join(", ")}: it holds, or lies inside, a folder a tool must not see (a suite, the runs, lab's cache, the scratch root or your home).`,
-      { hint: "Install the tool somewhere else, and list only its own folder." },
-    );
-  }
+  const toolMounts = specToolMounts(spec);
   const binds = dedupe([
     { source: tmp, target: "/tmp", readonly: false },
     // PATH entries that do not exist are skipped, as bwrap's --ro-bind-try skips them.
-    ...tools.mounts
+    ...toolMounts
       .flatMap((mount) => ("source" in mount && existsSync(mount.source) ? [mount.source] : []))
       .map((source): Bind => ({ source, target: source, readonly: true })),
     ...spec.readOnlyPaths.map((source): Bind => ({ source, target: source, readonly: true })),

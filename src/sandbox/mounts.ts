@@ -1,5 +1,6 @@
 import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
+import { LabError, type SandboxSpec } from "../core/index.js";
 
 /** Top-level system folders a tool sees read-only (symlinks, as on merged-/usr systems, are kept). */
 export const SYSTEM_DIRS = [
@@ -137,4 +138,27 @@ export function mountArgs(mounts: readonly Mount[]): string[] {
       ? ["--symlink", mount.target, mount.dest]
       : [`--${mount.kind}`, mount.source, mount.dest],
   );
+}
+
+/**
+ * The tool mounts a sandbox spec asks for (toolPathMounts of its PATH and tool folders);
+ * SANDBOX_UNAVAILABLE when a folder it lists itself must stay hidden from tools.
+ */
+export function specToolMounts(
+  spec: Pick<SandboxSpec, "pathEnv" | "toolPaths" | "hiddenPaths" | "hostHome">,
+): Mount[] {
+  const tools = toolPathMounts({
+    pathEnv: spec.pathEnv,
+    extra: spec.toolPaths,
+    hidden: spec.hiddenPaths,
+    hostHome: spec.hostHome,
+  });
+  if (tools.refusedExtra.length > 0) {
+    throw new LabError(
+      "SANDBOX_UNAVAILABLE",
+      `The sandbox will not show ${tools.refusedExtra.join(", ")}: it holds, or lies inside, a folder a tool must not see (a suite, the runs, lab's cache, the scratch root or your home).`,
+      { hint: "Install the tool somewhere else, and list only its own folder." },
+    );
+  }
+  return tools.mounts;
 }
