@@ -3,14 +3,14 @@
  * container behind once the run is resumed or `lab cache clear` runs; containers carry the
  * run's id in their labels.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createDockerProvider } from "../../src/sandbox/index.js";
 import { addTask, writeFixtureSuite } from "../helpers/fixture-suite.js";
-import { repoRoot, sharedCacheDir, tempDir } from "../helpers/temp.js";
+import { startLab, waitFor } from "../helpers/lab-process.js";
+import { tempDir } from "../helpers/temp.js";
 import { dockerEndToEndUnavailable, testDockerSettings } from "./helpers.js";
 
 const unavailable = dockerEndToEndUnavailable();
@@ -19,28 +19,6 @@ const evalsDir = path.join(root, "evals");
 
 /** The tool sleeps as long as LAB_TEST_SLEEP says: long the first time, not at all on resume. */
 const COMMAND = ["--command", 'sleep "$LAB_TEST_SLEEP"', "--command-env", "LAB_TEST_SLEEP"];
-
-/** Starts the real CLI (from source, through tsx) in its own process. */
-function startLab(args: readonly string[], env: Record<string, string> = {}) {
-  const tsx = pathToFileURL(path.join(repoRoot, "node_modules/tsx/dist/loader.mjs")).href;
-  const child = spawn(
-    process.execPath,
-    ["--import", tsx, path.join(repoRoot, "src/cli/bin.ts"), ...args],
-    {
-      cwd: root,
-      env: { ...process.env, LAB_CACHE_DIR: sharedCacheDir, CI: "1", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  let stderr = "";
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) =>
-    child.on("exit", (code, signal) => {
-      resolve(code ?? (signal === null ? null : 128));
-    }),
-  );
-  return { child, exited, stderr: () => stderr };
-}
 
 function runArgs(runId: string): string[] {
   return [
@@ -76,24 +54,16 @@ function containers(runId: string, all = true): string[] {
     .filter((line) => line !== "");
 }
 
-async function waitFor(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
 /** Starts a run whose tool sleeps, and waits until its container runs. */
 async function startSleepingRun(runId: string) {
-  const lab = startLab(runArgs(runId), { LAB_TEST_SLEEP: "600" });
+  const lab = startLab(runArgs(runId), { cwd: root, env: { LAB_TEST_SLEEP: "600" } });
   await waitFor(() => containers(runId, false).length === 1, 120_000, `${runId}'s container`);
   return lab;
 }
 
 /** Resumes the run with a tool that does not sleep; it must finish, graded. */
 async function resume(runId: string): Promise<string> {
-  const again = startLab(runArgs(runId), { LAB_TEST_SLEEP: "0" });
+  const again = startLab(runArgs(runId), { cwd: root, env: { LAB_TEST_SLEEP: "0" } });
   expect(await again.exited, again.stderr()).toBe(0);
   expect(again.stderr()).toContain(`resuming run ${runId}`);
   expect(again.stderr()).toContain(`run ${runId} completed: 0/1 resolved`);
@@ -161,7 +131,10 @@ describe.runIf(unavailable === null)("a docker run killed mid-trial", () => {
           await resume(runId);
         } else {
           // Another cache folder: its clear removes no image the other tests use.
-          const clear = startLab(["cache", "clear"], { LAB_CACHE_DIR: tempDir() });
+          const clear = startLab(["cache", "clear"], {
+            cwd: root,
+            env: { LAB_CACHE_DIR: tempDir() },
+          });
           expect(await clear.exited).toBe(0);
           expect(clear.stderr()).toMatch(
             /docker: removed 0 image\(s\) and [1-9]\d* container\(s\)/,
