@@ -12,6 +12,23 @@ import { dockerEndToEndUnavailable, dockerUnavailable, testDockerSettings } from
 
 const unavailable = dockerUnavailable();
 
+/**
+ * An image of `cacheDir`'s own, labelled as lab labels its package layers: only labels over
+ * lab's image, so building it is instant and removing it leaves lab's image. Its tag.
+ */
+async function cacheFolderImage(cacheDir: string, prefix: string): Promise<string> {
+  const { sandbox } = await imageTagsFor(testDockerSettings());
+  const name = `lab-packages:${prefix}-${path
+    .basename(cacheDir)
+    .replace(/[^a-z0-9]/gi, "")
+    .toLowerCase()}`;
+  execFileSync("docker", ["build", "--quiet", "--tag", name, "-"], {
+    input: `FROM ${sandbox}\nLABEL lab=image lab.image=packages lab.cache=${JSON.stringify(cacheDir)}\n`,
+    stdio: ["pipe", "ignore", "pipe"],
+  });
+  return name;
+}
+
 describe.runIf(unavailable === null)("docker provider", () => {
   // The first run on a machine builds lab's image (debootstrap where no registry answers).
   beforeAll(async () => {
@@ -113,18 +130,9 @@ describe.runIf(unavailable === null)("docker provider", () => {
   it("lab cache list shows the images of its cache folder; clearing another folder's leaves them", async () => {
     const root = tempDir();
     const other = tempDir();
-    const { sandbox } = await imageTagsFor(testDockerSettings());
-    // An image of this cache folder's own, labelled as lab labels its package layers (over lab's
-    // image, so building it is instant): the images lab's image tests built may belong to
-    // another checkout's cache on a machine that ran lab before.
-    const name = `lab-packages:list-${path
-      .basename(root)
-      .replace(/[^a-z0-9]/gi, "")
-      .toLowerCase()}`;
-    execFileSync("docker", ["build", "--quiet", "--tag", name, "-"], {
-      input: `FROM ${sandbox}\nLABEL lab=image lab.image=packages lab.cache=${JSON.stringify(root)}\n`,
-      stdio: ["pipe", "ignore", "pipe"],
-    });
+    // The images lab's image tests built may belong to another checkout's cache on a machine
+    // that ran lab before: this test makes one of its own cache folder's.
+    const name = await cacheFolderImage(root, "list");
     try {
       const env = { LAB_CACHE_DIR: root };
       const list = await runLab(["cache", "list"], { cwd: root, env });
@@ -154,17 +162,8 @@ describe.runIf(unavailable === null)("docker provider", () => {
 
   it("lab cache clear removes the images of its own cache folder, and lab cache list then shows none", async () => {
     const root = tempDir();
+    const name = await cacheFolderImage(root, "test");
     const { sandbox } = await imageTagsFor(testDockerSettings());
-    // An image of this cache folder's, as lab labels its package layers: only labels over lab's
-    // image, so building it is instant and removing it leaves lab's image.
-    const name = `lab-packages:test-${path
-      .basename(root)
-      .replace(/[^a-z0-9]/gi, "")
-      .toLowerCase()}`;
-    execFileSync("docker", ["build", "--quiet", "--tag", name, "-"], {
-      input: `FROM ${sandbox}\nLABEL lab=image lab.image=packages lab.cache=${JSON.stringify(root)}\n`,
-      stdio: ["pipe", "ignore", "pipe"],
-    });
     const inspect = () =>
       execFileSync("docker", ["images", "--quiet", name], { encoding: "utf8" }).trim();
     expect(inspect()).not.toBe("");
