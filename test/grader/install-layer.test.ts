@@ -10,6 +10,7 @@ import {
   relocateCStrings,
 } from "../../src/grader/install-layer.js";
 import { loadOracle, loadSuite, loadTask } from "../../src/suite/index.js";
+import { withDockerReclaimLock } from "../helpers/docker-reclaim-lock.js";
 import { writeFixtureSuite, type FixtureTask } from "../helpers/fixture-suite.js";
 import { runLab, testEnvironment } from "../helpers/lab.js";
 import { tempDir } from "../helpers/temp.js";
@@ -376,7 +377,8 @@ describe("lab cache", () => {
         `1 cached environment\\(s\\) and 2 install layer\\(s\\), [\\d.]+ [KMG]?i?B, in ${cacheDir}`,
       ),
     );
-    const clear = await runLab(["cache", "clear"], { cwd: root, env });
+    // Where an engine answers, it also removes containers whose lab is gone.
+    const clear = await withDockerReclaimLock(() => runLab(["cache", "clear"], { cwd: root, env }));
     expect(clear.stderr).toContain("Removed 1 cached environment(s) and 2 install layer(s)");
     expect(existsSync(path.join(cacheDir, "layers"))).toBe(false);
   });

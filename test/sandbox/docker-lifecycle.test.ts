@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createDockerProvider } from "../../src/sandbox/index.js";
+import { withDockerReclaimLock } from "../helpers/docker-reclaim-lock.js";
 import { addTask, writeFixtureSuite } from "../helpers/fixture-suite.js";
 import { startLab, waitFor } from "../helpers/lab-process.js";
 import { tempDir } from "../helpers/temp.js";
@@ -123,23 +124,26 @@ describe.runIf(unavailable === null)("a docker run killed mid-trial", () => {
       const client = dockerClientOf(runId);
       process.kill(client, "SIGSTOP");
       try {
-        lab.child.kill("SIGKILL");
-        await lab.exited;
-        await new Promise((resolve) => setTimeout(resolve, 2000));
-        expect(containers(runId, false)).toHaveLength(1);
-        if (cleaner === "resume") {
-          await resume(runId);
-        } else {
-          // Another cache folder: its clear removes no image the other tests use.
-          const clear = startLab(["cache", "clear"], {
-            cwd: root,
-            env: { LAB_CACHE_DIR: tempDir() },
-          });
-          expect(await clear.exited).toBe(0);
-          expect(clear.stderr()).toMatch(
-            /docker: removed 0 image\(s\) and [1-9]\d* container\(s\)/,
-          );
-        }
+        // No other test file's `lab cache clear` may remove the container meanwhile.
+        await withDockerReclaimLock(async () => {
+          lab.child.kill("SIGKILL");
+          await lab.exited;
+          await new Promise((resolve) => setTimeout(resolve, 2000));
+          expect(containers(runId, false)).toHaveLength(1);
+          if (cleaner === "resume") {
+            await resume(runId);
+          } else {
+            // Another cache folder: its clear removes no image the other tests use.
+            const clear = startLab(["cache", "clear"], {
+              cwd: root,
+              env: { LAB_CACHE_DIR: tempDir() },
+            });
+            expect(await clear.exited).toBe(0);
+            expect(clear.stderr()).toMatch(
+              /docker: removed 0 image\(s\) and [1-9]\d* container\(s\)/,
+            );
+          }
+        });
         expect(containers(runId)).toEqual([]);
       } finally {
         process.kill(client, "SIGKILL");

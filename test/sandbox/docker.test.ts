@@ -6,6 +6,7 @@ import { createDockerProvider, imageTagsFor } from "../../src/sandbox/index.js";
 import { requireDockerCli } from "../../src/sandbox/docker-cli.js";
 import { BASE_PACKAGES, buildBaseFromImage } from "../../src/sandbox/docker-image.js";
 import { defineSandboxContract } from "../contracts/sandbox.js";
+import { withDockerReclaimLock } from "../helpers/docker-reclaim-lock.js";
 import { runLab } from "../helpers/lab.js";
 import { tempDir } from "../helpers/temp.js";
 import { dockerEndToEndUnavailable, dockerUnavailable, testDockerSettings } from "./helpers.js";
@@ -150,7 +151,10 @@ describe.runIf(unavailable === null)("docker provider", () => {
           .map((line) => JSON.parse(line) as unknown),
       ).toEqual([expect.objectContaining({ kind: "docker image", key: name, dir: null })]);
       expect(list.stderr).toMatch(/docker: 1 image\(s\)/);
-      const clear = await runLab(["cache", "clear"], { cwd: other, env: { LAB_CACHE_DIR: other } });
+      // (It also removes any container whose lab is gone: see withDockerReclaimLock.)
+      const clear = await withDockerReclaimLock(() =>
+        runLab(["cache", "clear"], { cwd: other, env: { LAB_CACHE_DIR: other } }),
+      );
       expect(clear.stderr).toContain("docker: removed 0 image(s)");
       expect(
         execFileSync("docker", ["images", "--quiet", name], { encoding: "utf8" }).trim(),
@@ -170,7 +174,7 @@ describe.runIf(unavailable === null)("docker provider", () => {
     const env = { LAB_CACHE_DIR: root };
     const list = await runLab(["cache", "list"], { cwd: root, env });
     expect(list.stdout).toMatch(new RegExp(`^docker image +${name} `, "m"));
-    const clear = await runLab(["cache", "clear"], { cwd: root, env });
+    const clear = await withDockerReclaimLock(() => runLab(["cache", "clear"], { cwd: root, env }));
     expect(clear.code, clear.stderr).toBe(0);
     expect(clear.stderr).toContain("docker: removed 1 image(s)");
     expect(inspect()).toBe("");
