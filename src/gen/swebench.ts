@@ -18,6 +18,7 @@ import { ensureDebianPackages, type EnvironmentOptions } from "../environment/in
 import {
   ensureBaseRepo,
   environmentFor,
+  MODULES_DIR,
   hasSource,
   isLiteInstance,
   loadDataset,
@@ -83,6 +84,7 @@ function fingerprintOf(
   lists: unknown,
   labVersion: string,
   proofRuns: number,
+  submodules: boolean,
 ): string {
   return createHash("sha256")
     .update(
@@ -94,6 +96,8 @@ function fingerprintOf(
         lists,
         labVersion,
         proofRuns,
+        // Since the checkout has the base commit's submodules (only these tasks' proofs change).
+        ...(submodules ? ["submodules"] : []),
       ]),
     )
     .digest("hex")
@@ -241,8 +245,9 @@ export async function generateSwebench(
         : { preTest: entry.preTest }),
     };
     reporter.emit({ type: "proof:task:phase", taskId: id, phase: "fetch" });
+    let baseRepo: string;
     try {
-      await fetching(() =>
+      baseRepo = await fetching(() =>
         ensureBaseRepo(
           {
             ...options.repos,
@@ -284,6 +289,7 @@ export async function generateSwebench(
       lists,
       options.labVersion,
       options.proofRuns,
+      existsSync(path.join(baseRepo, MODULES_DIR, "list")),
     );
     const earlier = stored[id];
     // Environment and infrastructure failures may be passing: only verdicts on the tests are reused.

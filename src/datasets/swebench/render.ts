@@ -8,6 +8,7 @@ import {
   setupScriptOf,
   suiteLayout,
 } from "../../suite/index.js";
+import { MODULES_DIR } from "./repos.js";
 import type { SwebenchRow } from "./row.js";
 
 /**
@@ -49,6 +50,17 @@ else
   git clone --quiet --no-hardlinks "$base_repo" "$1"
 fi
 git -C "$1" remote remove origin
+# The base commit's submodules at their pinned commits, as \`git submodule update --init\` leaves
+# them (upstream's images have them so), from the copies lab keeps in the base repository.
+modules="$base_repo/${MODULES_DIR}"
+if [ -f "$modules/list" ]; then
+  while IFS=$'\\t' read -r name path url; do
+    git -C "$1" config "submodule.$name.url" "file://$modules/$name.git"
+    git -C "$1" -c protocol.file.allow=always submodule --quiet update --init -- "$path"
+    git -C "$1" config "submodule.$name.url" "$url"
+    git -C "$1/$path" remote set-url origin "$url"
+  done <"$modules/list"
+fi
 `;
 }
 

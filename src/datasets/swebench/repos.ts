@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdir, rename, rm } from "node:fs/promises";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { LabError } from "../../core/index.js";
 import { fetchCommitWithTags, findMissingObjects, git, tryGit } from "../../git/index.js";
@@ -118,7 +118,12 @@ export async function ensureBaseRepo(
   const target = baseRepoPath(source.cacheDir, instanceId);
   if (existsSync(path.join(target, "HEAD"))) {
     const head = await tryGit(["rev-parse", "refs/heads/main"], { cwd: target });
-    if (head.exitCode === 0 && (head.stdout ?? "").trim() === baseCommit) return target;
+    const hasModules =
+      existsSync(path.join(target, MODULES_DIR, "list")) ||
+      (await tryGit(["cat-file", "-e", "refs/heads/main:.gitmodules"], { cwd: target }))
+        .exitCode !== 0;
+    if (head.exitCode === 0 && (head.stdout ?? "").trim() === baseCommit && hasModules)
+      return target;
   }
   const mirror = await ensureMirror(source, repo, baseCommit);
   return withLock(target, async () => {
@@ -141,8 +146,112 @@ export async function ensureBaseRepo(
       );
     }
     await git(["symbolic-ref", "HEAD", "refs/heads/main"], { cwd: staging });
+    await addSubmodules(source, repo, staging, baseCommit);
     await rm(target, { recursive: true, force: true });
     await rename(staging, target);
     return target;
   });
+}
+
+/**
+ * Inside a base repository: one bare repository per submodule of the base commit, holding its
+ * pinned commit and ancestors, and `list` (name, path and URL per line, tab-separated), from
+ * which setup.sh checks them out as `git submodule update --init` does. Upstream's images have
+ * them so: astropy's old `setup.py` (ah_bootstrap) runs `git submodule update --init` on
+ * astropy_helpers while the image is built.
+ */
+export const MODULES_DIR = "lab-modules";
+
+/** A submodule of a base commit. */
+export interface Submodule {
+  readonly name: string;
+  readonly path: string;
+  /** The URL `.gitmodules` gives. */
+  readonly url: string;
+  /** The GitHub repository it names, as owner/name. */
+  readonly repo: string;
+  /** The commit the base commit pins it at. */
+  readonly commit: string;
+}
+
+/** A name or path lab takes from `.gitmodules` into a file name and a shell line: plain ones only. */
+const SAFE_MODULE_PART = /^(?!.*(?:^|\/)\.\.?(?:\/|$))[A-Za-z0-9_][A-Za-z0-9._/-]*$/;
+
+/**
+ * The submodules a commit pins whose URL names a GitHub repository (absolute, or relative to the
+ * repository's own GitHub URL). Others are left out: the checkout has them uninitialized, as a
+ * plain clone does.
+ */
+export async function submodulesOf(
+  gitDir: string,
+  repo: string,
+  commit: string,
+): Promise<Submodule[]> {
+  const config = await tryGit(
+    ["config", "--blob", `${commit}:.gitmodules`, "--get-regexp", "^submodule\\..*\\.(path|url)$"],
+    { cwd: gitDir },
+  );
+  if (config.exitCode !== 0) return [];
+  const entries = new Map<string, { path?: string; url?: string }>();
+  for (const line of (config.stdout ?? "").split("\n")) {
+    const match = /^submodule\.(.+)\.(path|url) (.+)$/.exec(line);
+    if (match === null) continue;
+    const [, name = "", key, value = ""] = match;
+    const entry = entries.get(name) ?? {};
+    if (key === "path") entry.path = value;
+    else entry.url = value;
+    entries.set(name, entry);
+  }
+  const modules: Submodule[] = [];
+  for (const [name, entry] of entries) {
+    if (entry.path === undefined || entry.url === undefined) continue;
+    if (!SAFE_MODULE_PART.test(name) || !SAFE_MODULE_PART.test(entry.path)) continue;
+    const owner = githubRepoOf(entry.url, repo);
+    if (owner === null) continue;
+    const tree = await tryGit(["ls-tree", commit, "--", entry.path], { cwd: gitDir });
+    const pinned = /^160000 commit ([0-9a-f]{40})\t/.exec(tree.stdout ?? "");
+    if (pinned?.[1] === undefined) continue;
+    modules.push({ name, path: entry.path, url: entry.url, repo: owner, commit: pinned[1] });
+  }
+  return modules;
+}
+
+/** owner/name of a submodule URL on GitHub, or null. */
+function githubRepoOf(url: string, repo: string): string | null {
+  const absolute = url.startsWith("../") ? new URL(url, `https://github.com/${repo}/`).href : url;
+  const match =
+    /^(?:https?:\/\/github\.com\/|git@github\.com:|git:\/\/github\.com\/)([\w.-]+)\/([\w.-]+?)(?:\.git)?\/?$/.exec(
+      absolute,
+    );
+  return match === null ? null : `${match[1] ?? ""}/${match[2] ?? ""}`;
+}
+
+/** Puts the base commit's submodules into the base repository being made (see MODULES_DIR). */
+async function addSubmodules(
+  source: RepoSource,
+  repo: string,
+  staging: string,
+  baseCommit: string,
+): Promise<void> {
+  const modules = await submodulesOf(staging, repo, baseCommit);
+  if (modules.length === 0) return;
+  const dir = path.join(staging, MODULES_DIR);
+  for (const module of modules) {
+    if (!hasSource(source, module.repo))
+      throw new LabError(
+        "GIT_FAILED",
+        `the base commit pins submodule ${module.path} of ${module.repo}, and there is no mirror of ${module.repo} in ${source.mirrorsDir ?? "the mirrors folder"}.`,
+        { hint: `Add ${module.repo} to the mirrors folder, or gen from GitHub.` },
+      );
+    const mirror = await ensureMirror(source, module.repo, module.commit);
+    const bare = path.join(dir, `${module.name}.git`);
+    await mkdir(path.dirname(bare), { recursive: true });
+    await git(["init", "--quiet", "--bare", bare], { cwd: staging });
+    await fetchCommitWithTags(bare, mirror, module.commit, "refs/heads/main", source.signal);
+    await git(["symbolic-ref", "HEAD", "refs/heads/main"], { cwd: bare });
+  }
+  await writeFile(
+    path.join(dir, "list"),
+    modules.map((module) => `${module.name}\t${module.path}\t${module.url}\n`).join(""),
+  );
 }
