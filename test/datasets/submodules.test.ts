@@ -4,7 +4,7 @@
  * nothing of their later history.
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -140,10 +140,22 @@ describe("a base commit with submodules", () => {
       // The tool owns its copy: no object file is shared with lab's cache.
       const shared = execFileSync(
         "find",
-        [path.join(work, ".git", "modules"), "-type", "f", "-links", "+1"],
+        [path.join(module, ".git"), "-type", "f", "-links", "+1"],
         { encoding: "utf8" },
       );
       expect(shared).toBe("");
+      // The grader moves the checkout's .git away (grade-sandbox.ts); git still reads the tree.
+      const moved = path.join(tempDir(), "git");
+      renameSync(path.join(work, ".git"), moved);
+      writeFileSync(path.join(work, ".git"), `gitdir: ${moved}\n`);
+      const gitEnv = { ...env, GIT_DIR: moved, GIT_WORK_TREE: work };
+      expect(
+        execFileSync("git", ["diff", "--raw", "--no-abbrev", base], {
+          cwd: work,
+          env: gitEnv,
+          encoding: "utf8",
+        }),
+      ).toBe("");
     },
   );
 

@@ -50,15 +50,16 @@ else
   git clone --quiet --no-hardlinks "$base_repo" "$1"
 fi
 git -C "$1" remote remove origin
-# The base commit's submodules at their pinned commits, as \`git submodule update --init\` leaves
-# them (upstream's images have them so), from the copies lab keeps in the base repository.
+# The base commit's submodules at their pinned commits, checked out as \`git submodule update
+# --init\` does (upstream's images have them so), from the copies lab keeps in the base
+# repository. Each keeps its .git folder inside it, so the checkout's own .git may move.
 modules="$base_repo/${MODULES_DIR}"
 if [ -f "$modules/list" ]; then
   while IFS=$'\\t' read -r name path url; do
-    git -C "$1" config "submodule.$name.url" "file://$modules/$name.git"
-    git -C "$1" -c protocol.file.allow=always submodule --quiet update --init -- "$path"
-    git -C "$1" config "submodule.$name.url" "$url"
+    git clone --quiet --no-hardlinks "$modules/$name.git" "$1/$path"
+    git -C "$1/$path" checkout --quiet --detach
     git -C "$1/$path" remote set-url origin "$url"
+    git -C "$1" config "submodule.$name.url" "$url"
   done <"$modules/list"
 fi
 `;
