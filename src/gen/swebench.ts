@@ -77,6 +77,12 @@ export interface SwebenchGenResult {
   readonly unknown: string[];
 }
 
+/** Whether a task's base repository holds submodules for setup.sh to check out. */
+async function hasSubmodules(baseRepo: string): Promise<boolean> {
+  const list = await readFile(path.join(baseRepo, MODULES_DIR, "list"), "utf8").catch(() => "");
+  return list.trim() !== "";
+}
+
 /** What a proof depends on: a stored proof is reused only while this is unchanged. */
 function fingerprintOf(
   row: SwebenchRow,
@@ -289,7 +295,7 @@ export async function generateSwebench(
       lists,
       options.labVersion,
       options.proofRuns,
-      existsSync(path.join(baseRepo, MODULES_DIR, "list")),
+      await hasSubmodules(baseRepo),
     );
     const earlier = stored[id];
     // Environment and infrastructure failures may be passing: only verdicts on the tests are reused.

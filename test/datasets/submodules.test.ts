@@ -4,7 +4,7 @@
  * nothing of their later history.
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -166,6 +166,23 @@ describe("a base commit with submodules", () => {
     expect(readFileSync(path.join(baseRepo, MODULES_DIR, "list"), "utf8")).toBe(
       "helpers\thelpers\thttps://github.com/acme/helpers.git\n",
     );
+  });
+
+  it("without a submodule on GitHub: an empty list, and the next task's call reuses the base repository", async () => {
+    const { dir, base } = mirrors();
+    const proj = path.join(dir, "acme", "proj");
+    git(proj, "rm", "-q", "--cached", "helpers");
+    git(proj, "commit", "-qm", "only elsewhere");
+    const head = git(proj, "rev-parse", "HEAD");
+    expect(head).not.toBe(base);
+    const cacheDir = tempDir();
+    const source = { cacheDir, reposDir: path.join(cacheDir, "repos"), mirrorsDir: dir };
+    const baseRepo = await ensureBaseRepo(source, "acme/proj", "acme__proj-2", head);
+    expect(readFileSync(path.join(baseRepo, MODULES_DIR, "list"), "utf8")).toBe("");
+    const marker = path.join(baseRepo, "lab-test-marker");
+    writeFileSync(marker, "");
+    await ensureBaseRepo(source, "acme/proj", "acme__proj-2", head);
+    expect(existsSync(marker)).toBe(true);
   });
 
   it("is not fetched when the mirrors folder lacks a submodule's repository, and the reason names it", async () => {

@@ -155,7 +155,8 @@ export async function ensureBaseRepo(
 
 /**
  * Inside a base repository: one bare repository per submodule of the base commit, holding its
- * pinned commit and ancestors, and `list` (name, path and URL per line, tab-separated), from
+ * pinned commit and ancestors, and `list` (name, path and URL per line, tab-separated; written
+ * whenever the commit has a .gitmodules, so a base repository without it is an old one), from
  * which setup.sh checks them out as `git submodule update --init` does. Upstream's images have
  * them so: astropy's old `setup.py` (ah_bootstrap) runs `git submodule update --init` on
  * astropy_helpers while the image is built.
@@ -233,9 +234,14 @@ async function addSubmodules(
   staging: string,
   baseCommit: string,
 ): Promise<void> {
+  const hasGitmodules = await tryGit(["cat-file", "-e", `${baseCommit}:.gitmodules`], {
+    cwd: staging,
+  });
+  if (hasGitmodules.exitCode !== 0) return;
   const modules = await submodulesOf(staging, repo, baseCommit);
-  if (modules.length === 0) return;
   const dir = path.join(staging, MODULES_DIR);
+  // Written even when empty (no submodule on GitHub): the base repository is then complete.
+  await mkdir(dir, { recursive: true });
   for (const module of modules) {
     if (!hasSource(source, module.repo))
       throw new LabError(
