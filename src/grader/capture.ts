@@ -24,10 +24,12 @@ export const MAX_DIFF_BYTES = 200 * 1024 * 1024;
 const MAX_ENTRIES = 1_000_000;
 /** How long git may take to take the tree. */
 const CAPTURE_TIMEOUT_MS = 300_000;
+/** What a folder with its own .git is, left out of the change. */
+const NESTED_REPOSITORY = "a git repository of its own";
 /** git's messages naming a path it could not take, and what each means. */
 const GIT_REFUSALS: readonly { readonly pattern: RegExp; readonly what: string }[] = [
   { pattern: /invalid path '(.+)'/, what: "a name git refuses" },
-  { pattern: /'(.+?)\/?' does not have a commit checked out/, what: "a git repository of its own" },
+  { pattern: /'(.+?)\/?' does not have a commit checked out/, what: NESTED_REPOSITORY },
   { pattern: /open\("(.+)"\): Permission denied/, what: "a file lab cannot read" },
   { pattern: /unable to index file '(.+)'/, what: "a file git cannot index" },
 ];
@@ -63,8 +65,16 @@ export async function captureWorkTree(options: {
     workTree,
     env,
   );
+  // A submodule of the base commit (astropy_helpers) is left out as git's own diff leaves it:
+  // without a word.
+  const submodules = await baseSubmodules(
+    walked.leftOut.filter(({ what }) => what === NESTED_REPOSITORY).map(({ file }) => file),
+    options.baseCommit,
+    workTree,
+    env,
+  );
   const leftOut = walked.leftOut
-    .filter(({ file }) => !ignored.has(file))
+    .filter(({ file }) => !ignored.has(file) && !submodules.has(file))
     .map(({ file, what }) => `${file}: ${what}`);
   if (walked.refused !== null) return { refused: walked.refused, leftOut };
   // Naming an ignored path, even to exclude it, is an error to `git add`.
@@ -153,7 +163,7 @@ function walkWorkTree(root: string, maxFileBytes: number): Walked {
       continue;
     }
     if (relative !== "" && listing.some((entry) => entry.name === ".git")) {
-      leftOut.push({ file: relative, what: "a git repository of its own" });
+      leftOut.push({ file: relative, what: NESTED_REPOSITORY });
       continue;
     }
     for (const entry of listing) {
@@ -179,6 +189,25 @@ function walkWorkTree(root: string, maxFileBytes: number): Walked {
     }
   }
   return { leftOut: leftOut.sort((a, b) => a.file.localeCompare(b.file)), refused: null };
+}
+
+/** Which of `folders` are submodules (gitlinks) of the base commit. */
+async function baseSubmodules(
+  folders: readonly string[],
+  baseCommit: string,
+  workTree: string,
+  env: Readonly<Record<string, string>>,
+): Promise<Set<string>> {
+  if (folders.length === 0) return new Set();
+  const result = await tryGit(
+    ["ls-tree", "-z", baseCommit, "--", ...folders.map((folder) => `:(literal)${folder}`)],
+    { cwd: workTree, env },
+  );
+  return new Set(
+    (result.stdout ?? "")
+      .split("\0")
+      .flatMap((entry) => /^160000 commit [0-9a-f]+\t(.+)$/s.exec(entry)?.[1] ?? []),
+  );
 }
 
 /** Which of `files` the work tree's ignore rules ignore. */

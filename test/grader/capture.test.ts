@@ -75,6 +75,31 @@ describe("taking a work tree as a diff", () => {
     );
   });
 
+  it("leaves a submodule of the base commit out without a word, as git's own diff does", async () => {
+    const places = setUp();
+    const { clean, work } = places;
+    const git = (cwd: string, ...args: string[]): string =>
+      execFileSync("git", args, { cwd, env: GIT_ENV, encoding: "utf8" }).trim();
+    // The base commit pins helpers/ (a gitlink); the work tree has it checked out, and changed.
+    const helpers = path.join(work, "helpers");
+    git(work, "init", "-q", helpers);
+    writeFileSync(path.join(helpers, "h.py"), "v = 1\n");
+    git(helpers, "add", "-A");
+    git(helpers, "commit", "-qm", "h");
+    const pinned = git(helpers, "rev-parse", "HEAD");
+    writeFileSync(path.join(helpers, "h.py"), "v = 2\n");
+    git(clean, "update-index", "--add", "--cacheinfo", `160000,${pinned},helpers`);
+    git(clean, "commit", "-qm", "pin helpers");
+    const base = git(clean, "rev-parse", "HEAD");
+    // A nested repository the base commit does not pin is still named.
+    git(work, "init", "-q", path.join(work, "vendor", "other"));
+    const captured = await capture({ ...places, base });
+    expect(captured.leftOut).toEqual(["vendor/other: a git repository of its own"]);
+    expect("patch" in captured ? captured.patch : captured.refused).toMatch(
+      /^diff --git a\/src\/m\.py b\/src\/m\.py\n[\s\S]*\+x = 2\n$/,
+    );
+  });
+
   it("refuses a diff over the limit: the tool's outcome, with the reason", async () => {
     const places = setUp();
     writeFileSync(path.join(places.work, "data.txt"), "z".repeat(4000).replace(/z/g, "zq\n"));
