@@ -94,15 +94,18 @@ export function classifyProofs(
         reason: run.reason ?? "FAIL_TO_PASS tests pass without the fix",
       };
   }
-  // Only the listed tests decide a verdict: a test outside FAIL_TO_PASS and PASS_TO_PASS may
-  // flip (sympy's bin/test randomizes hashes: test_latex_FourierSeries in sympy-11897) and
-  // leave every grade of the task the same.
-  const listed = [...Object.keys(first.gold.failToPass), ...Object.keys(first.gold.passToPass)];
+  // Only the listed tests decide a verdict, and only by succeeding or not: a test outside
+  // FAIL_TO_PASS and PASS_TO_PASS may flip (sympy's bin/test randomizes hashes:
+  // test_latex_FourierSeries in sympy-11897), and a listed one may fail one way in one run and
+  // another way in the next (ERROR, then FAILED: test_evalf_bugs without sympy-13146's fix),
+  // leaving every grade of the task the same.
   const flips = new Set<string>();
   for (const run of runs.slice(1)) {
     for (const side of ["gold", "empty"] as const) {
-      for (const id of listed) {
-        if (run[side].statuses[id] !== first[side].statuses[id]) flips.add(`${id} (${side})`);
+      for (const list of ["failToPass", "passToPass"] as const) {
+        for (const id of Object.keys(first.gold[list])) {
+          if (run[side][list][id] !== first[side][list][id]) flips.add(`${id} (${side})`);
+        }
       }
     }
   }

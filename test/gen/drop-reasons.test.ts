@@ -97,11 +97,23 @@ describe("classifyProofs", () => {
   });
 
   it("drops an instance whose tests flip between proof runs, naming them", () => {
-    const flipped = proof({}, { statuses: { "t.py::f": "FAILED", "t.py::p": "FAILED" } });
+    const flipped = proof(
+      {},
+      { passToPass: { "t.py::p": false }, statuses: { "t.py::f": "FAILED", "t.py::p": "FAILED" } },
+    );
     expect(classifyProofs([proof({}), flipped], ["", ""])).toEqual({
       category: "flaky",
       reason: "flaky: t.py::p (empty) changed outcome between proof runs",
     });
+  });
+
+  it("keeps an instance whose listed tests only fail (or pass) another way in another run", () => {
+    // FAIL_TO_PASS: ERROR, then FAILED without the fix; PASS_TO_PASS: SKIPPED, then PASSED.
+    const other = proof(
+      { statuses: { "t.py::f": "XFAIL", "t.py::p": "SKIPPED" } },
+      { statuses: { "t.py::f": "ERROR", "t.py::p": "PASSED" } },
+    );
+    expect(classifyProofs([proof({}), other], ["", ""])).toBeNull();
   });
 
   it("calls gold that resolves in one proof run and fails listed tests in another flaky", () => {
