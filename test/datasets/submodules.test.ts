@@ -14,18 +14,8 @@ import {
   submodulesOf,
   type SwebenchRow,
 } from "../../src/datasets/index.js";
+import { git, testGitEnv as env } from "../helpers/git.js";
 import { tempDir } from "../helpers/temp.js";
-
-const env = {
-  ...process.env,
-  GIT_CONFIG_GLOBAL: "/dev/null",
-  GIT_AUTHOR_NAME: "t",
-  GIT_AUTHOR_EMAIL: "t@t",
-  GIT_COMMITTER_NAME: "t",
-  GIT_COMMITTER_EMAIL: "t@t",
-};
-const git = (cwd: string, ...args: string[]): string =>
-  execFileSync("git", args, { cwd, env, encoding: "utf8" }).trim();
 
 function commitFile(repo: string, file: string, text: string, message: string): string {
   writeFileSync(path.join(repo, file), text);

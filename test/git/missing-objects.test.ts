@@ -1,21 +1,10 @@
-import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ensureBaseRepo } from "../../src/datasets/index.js";
 import { findMissingObjects } from "../../src/git/index.js";
+import { git } from "../helpers/git.js";
 import { tempDir } from "../helpers/temp.js";
-
-const env = {
-  ...process.env,
-  GIT_CONFIG_GLOBAL: "/dev/null",
-  GIT_AUTHOR_NAME: "t",
-  GIT_AUTHOR_EMAIL: "t@t",
-  GIT_COMMITTER_NAME: "t",
-  GIT_COMMITTER_EMAIL: "t@t",
-};
-const git = (cwd: string, ...args: string[]): string =>
-  execFileSync("git", args, { cwd, env, encoding: "utf8" }).trim();
 
 /** A repository at owner/name whose second commit's big.dat lost its blob, as a snapshot without large files has. */
 function damagedRepo(): { mirrors: string; repo: string; base: string; oid: string } {
