@@ -4,7 +4,7 @@ import { copyFile, lstat, mkdir, mkdtemp, open, realpath, rm, writeFile } from "
 import os from "node:os";
 import path from "node:path";
 import { LabError, quoteShell, type Telemetry, type Tool } from "../core/index.js";
-import { findInstalled, type InstalledAgent } from "./install-agent.js";
+import { findInstalled, installationOf, type InstalledAgent } from "./install-agent.js";
 import { priceTelemetry, type PriceTable } from "./pricing.js";
 import type { AgentAdapter, AgentOutcome, AgentSettings } from "./types.js";
 
@@ -91,7 +91,10 @@ export function createAgentTool(adapter: AgentAdapter, options: AgentToolOptions
     readsOracle: false,
     ...(installed === null
       ? {}
-      : { sandboxPaths: [installed.installDir, ...installed.extraPaths] }),
+      : {
+          sandboxPaths: [installed.installDir, ...installed.extraPaths],
+          installation: installationOf(installed),
+        }),
     fingerprint,
     detectVersion() {
       return Promise.resolve(installed?.version ?? "unknown");

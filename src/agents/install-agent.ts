@@ -3,7 +3,7 @@ import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
-import { LabError } from "../core/index.js";
+import { LabError, type ToolInstallation } from "../core/index.js";
 import {
   ensureUv,
   findPython,
@@ -76,6 +76,16 @@ export function findInstalled(toolsDir: string, name: string): InstalledAgent | 
   } catch {
     return null;
   }
+}
+
+/** An installation as sandboxes take it: docker bakes its paths into a layer per install. */
+export function installationOf(installed: InstalledAgent): ToolInstallation {
+  return {
+    name: installed.name,
+    version: installed.version,
+    paths: [installed.installDir, ...installed.extraPaths],
+    key: `${installed.package}@${installed.version} ${installed.installedAt}`,
+  };
 }
 
 /** Every installed version of every agent, sorted by name then version. */

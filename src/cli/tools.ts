@@ -4,12 +4,14 @@ import {
   AGENT_ADAPTERS,
   findInstalled,
   installAgent,
+  installationOf,
   listInstalled,
   missingCredentials,
   requireAdapter,
 } from "../agents/index.js";
 import { environmentOptions } from "../config/index.js";
 import { UsageError } from "../core/index.js";
+import { prepareToolImage } from "../sandbox/index.js";
 import { BUILTIN_TOOLS } from "../tools/index.js";
 import { defineCommand, flagOption, stringOption } from "./command.js";
 import { alignColumns, configFrom, configOption, settingsFrom } from "./shared.js";
@@ -28,6 +30,12 @@ export const toolsCommand = defineCommand({
       description: "install: this version instead of the pinned one (one tool only)",
     },
     force: { type: "boolean", description: "install: reinstall even when that version is there" },
+    sandbox: {
+      type: "string",
+      value: "NAME",
+      description:
+        "install: with docker, also build the image layer the tool runs from in docker sandboxes (otherwise the first `lab run --sandbox docker` builds it) [env: LAB_SANDBOX]",
+    },
     json: { type: "boolean", description: "list: one JSON object per tool on stdout" },
     ...configOption,
   },
@@ -37,6 +45,7 @@ Examples:
   lab tools list
   lab tools install claude-code
   lab tools install codex --version 0.171.0
+  lab tools install claude-code --sandbox docker   # also its image layer for docker sandboxes
   lab run claude-code --suite starter --model claude-sonnet-4-5`,
   async run(args, io) {
     const settings = settingsFrom(args, io);
@@ -107,6 +116,12 @@ Examples:
       if (version !== undefined && names.length > 1)
         throw new UsageError("--version goes with one tool at a time.");
       const adapters = names.map(requireAdapter);
+      const sandbox =
+        stringOption(args, "sandbox") ??
+        (io.env.LAB_SANDBOX || undefined) ??
+        configFrom(args, io).defaults.sandbox;
+      if (sandbox !== undefined && !["bwrap", "docker", "none"].includes(sandbox))
+        throw new UsageError(`Unknown sandbox "${sandbox}".`, "Sandboxes: bwrap, docker, none.");
       for (const adapter of adapters) {
         const logFile = path.join(settings.toolsDir, adapter.name, "install.log");
         io.stderr.write(
@@ -121,6 +136,15 @@ Examples:
           signal: io.signal,
           logFile,
         });
+        if (sandbox === "docker") {
+          const image = await prepareToolImage(
+            settings.docker,
+            installationOf(installed),
+            (message) => io.stderr.write(`docker: ${message}\n`),
+            io.signal,
+          );
+          io.stderr.write(`${adapter.name} ${installed.version} in docker: image ${image}\n`);
+        }
         io.stdout.write(`${adapter.name}\t${installed.version}\t${installed.executable}\n`);
         io.stderr.write(
           `${adapter.name} ${installed.version} ready in ${((Date.now() - started) / 1000).toFixed(1)} s${existsSync(installed.executable) ? "" : " (executable missing!)"}\n`,

@@ -49,6 +49,23 @@ export interface SandboxSpec {
    * show the host's system, where lab installs them; docker adds them to its image.
    */
   readonly debianPackages?: readonly string[] | undefined;
+  /**
+   * The tool's installation when lab made it (`lab tools install`): bwrap and none show its
+   * paths like any of `toolPaths`; docker copies them into an image layer of their own, once
+   * per installation, and runs the tool from that image instead of binding them.
+   */
+  readonly toolInstallation?: ToolInstallation | undefined;
+}
+
+/** An agent CLI lab installed, as a sandbox gets it. */
+export interface ToolInstallation {
+  /** The tool's name (claude-code). */
+  readonly name: string;
+  readonly version: string;
+  /** Its files and folders at their host paths (the installation, a venv's interpreter). */
+  readonly paths: readonly string[];
+  /** Changes whenever the installation does (its install time): a new key is a new layer. */
+  readonly key: string;
 }
 
 /** How to run one command in a sandbox. */

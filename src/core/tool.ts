@@ -1,4 +1,4 @@
-import type { Sandbox } from "./sandbox.js";
+import type { Sandbox, ToolInstallation } from "./sandbox.js";
 import type { Telemetry, ToolExit } from "./types.js";
 
 /** What a tool is given for one trial. The oracle is never in here, except for `gold`. */
@@ -45,6 +45,8 @@ export interface Tool {
   readonly readsOracle: boolean;
   /** Host folders its installation needs, made readable in the sandbox (beyond the system and PATH). */
   readonly sandboxPaths?: readonly string[];
+  /** The installation lab made for it (`lab tools install`), whose paths are in sandboxPaths. */
+  readonly installation?: ToolInstallation;
   /** What identifies this tool's behaviour beyond its name (a command line), for resume checks. */
   readonly fingerprint: string;
   /** The tool's version, or "unknown". */

@@ -132,5 +132,6 @@ function sandboxSpec(
     limits: config.sandbox.limits,
     // What the grade's commands get, the tool gets too (bwrap shows the host's, with them).
     debianPackages: job.oracle.environment.debianPackages,
+    toolInstallation: tool.installation,
   };
 }

@@ -10,8 +10,8 @@ export interface DockerCacheListing {
   /** Why nothing could be listed (no docker command, no engine answering), or null. */
   readonly unavailable: string | null;
   /**
-   * lab's images built for this cache folder: `lab-base:<hash>`, `lab-sandbox:<hash>`, tagged
-   * by what went into them.
+   * lab's images built for this cache folder: `lab-base:<hash>`, `lab-sandbox:<hash>`,
+   * `lab-packages:<hash>` and `lab-tool:<hash>`, tagged by what went into them.
    */
   readonly images: readonly { name: string; createdAt: Date; sizeBytes: number }[];
   /** lab's containers; `ownerGone` when the lab that made them no longer runs. */
@@ -95,9 +95,12 @@ export async function clearDockerCache(settings: DockerSettings): Promise<{
   const reclaimed = await reclaimContainers(cli);
   const images = await listImages(cli);
   const kept: string[] = [];
-  // Children first: packages over the sandbox image over the base.
-  const rank = (name: string): number =>
-    name.startsWith("lab-packages:") ? 0 : name.startsWith("lab-sandbox:") ? 1 : 2;
+  // Children first: tools over packages over the sandbox image over the base.
+  const order = ["lab-tool:", "lab-packages:", "lab-sandbox:"];
+  const rank = (name: string): number => {
+    const index = order.findIndex((prefix) => name.startsWith(prefix));
+    return index === -1 ? order.length : index;
+  };
   for (const image of [...images].sort((a, b) => rank(a.name) - rank(b.name))) {
     const removed = await cli.run(["rmi", image.name], { timeoutMs: 120_000 });
     if (removed.exitCode !== 0) kept.push(image.name);

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { LabError } from "../core/index.js";
+import { LabError, type ToolInstallation } from "../core/index.js";
 import { findOnPath, runCommand } from "../process/index.js";
 import {
   checkEngine,
@@ -80,8 +80,11 @@ function hashOf(value: unknown): string {
   return createHash("sha256").update(JSON.stringify(value)).digest("hex").slice(0, 12);
 }
 
-/** What an image of lab's is: the base, the sandbox's (base and Node), or one with a task's packages. */
-type ImageKind = "base" | "sandbox" | "packages";
+/**
+ * What an image of lab's is: the base, the sandbox's (base and Node), one with a task's
+ * packages, or one with an agent CLI lab installed.
+ */
+type ImageKind = "base" | "sandbox" | "packages" | "tool";
 
 /** Where an image build reports what it does; long steps say so before they start. */
 export type Progress = (message: string) => void;
@@ -240,11 +243,17 @@ async function commitLayer(
     readonly what: string;
     readonly tag: string;
     readonly kind: ImageKind;
+    /** Labels beyond lab's own. */
+    readonly labels?: Readonly<Record<string, string>>;
     readonly log: string;
     readonly signal: AbortSignal | undefined;
   },
 ): Promise<void> {
   const { tag, log, signal } = layer;
+  const labels = Object.entries(layer.labels ?? {}).flatMap(([key, value]) => [
+    "--change",
+    `LABEL ${key}=${JSON.stringify(value)}`,
+  ]);
   const name = `lab-build-${randomUUID().slice(0, 12)}`;
   try {
     await checked(
@@ -257,7 +266,7 @@ async function commitLayer(
     );
     await checked(
       cli,
-      ["commit", ...imageChanges(layer.kind, cli.settings.cacheDir), name, tag],
+      ["commit", ...imageChanges(layer.kind, cli.settings.cacheDir), ...labels, name, tag],
       [],
       `save the image ${tag}`,
       log,
@@ -303,6 +312,87 @@ export async function ensurePackagesImage(
     });
     return tag;
   });
+}
+
+/**
+ * The image a tool lab installed runs from: `image` with the installation's files copied in at
+ * their host paths (owners, modes and links kept), one layer per installation (its key: a
+ * reinstall is a new layer) and per image under it, built once (under the build lock).
+ */
+export async function ensureToolImage(
+  cli: DockerCli,
+  image: string,
+  installation: ToolInstallation,
+  progress: Progress,
+  signal?: AbortSignal,
+): Promise<string> {
+  const id = (
+    await cli.output(["image", "inspect", "--format", "{{.Id}}", image], `inspect ${image}`)
+  ).trim();
+  const { name, version, paths, key } = installation;
+  const tag = `lab-tool:${hashOf({ RECIPE_VERSION, id, name, version, paths, key })}`;
+  if (await imageExists(cli, tag)) return tag;
+  const missing = paths.find((source) => !existsSync(source));
+  if (missing !== undefined) {
+    throw new LabError(
+      "TOOL_NOT_INSTALLED",
+      `${name} ${version}'s installation is incomplete: ${missing} is missing.`,
+      { hint: `Run \`lab tools install ${name} --force\`.` },
+    );
+  }
+  const dir = path.join(cli.settings.cacheDir, "docker");
+  await mkdir(dir, { recursive: true });
+  return withBuildLock(dir, progress, async () => {
+    if (await imageExists(cli, tag)) return tag;
+    const log = path.join(dir, `build-${tag.replace(":", "-")}.log`);
+    progress(
+      `adding ${name} ${version} to ${image} as ${tag} (once per installation; log: ${log})`,
+    );
+    await commitLayer(cli, {
+      from: image,
+      options: [
+        "--user",
+        "0:0",
+        "--network",
+        "none",
+        ...paths.flatMap((source, index) => [
+          "--mount",
+          `type=bind,${mountField("source", source)},target=/lab-tool/${String(index)},readonly`,
+        ]),
+        "--entrypoint",
+        "/bin/sh",
+      ],
+      command: [
+        "-c",
+        'i=0; for to; do mkdir -p "$(dirname "$to")" && cp -a "/lab-tool/$i" "$to" || exit 1; i=$((i + 1)); done',
+        "lab-tool",
+        ...paths,
+      ],
+      what: `copy ${name} ${version} into ${image}`,
+      tag,
+      kind: "tool",
+      labels: { [`${LAB_LABEL}.tool`]: `${name}@${version}` },
+      log,
+      signal,
+    });
+    return tag;
+  });
+}
+
+/**
+ * Builds now the image a tool lab installed runs from in docker sandboxes (`lab tools install
+ * --sandbox docker`): lab's sandbox image, built first when missing, with the installation.
+ */
+export async function prepareToolImage(
+  settings: DockerSettings,
+  installation: ToolInstallation,
+  progress: Progress,
+  signal?: AbortSignal,
+): Promise<string> {
+  const cli = requireDockerCli(settings);
+  await checkEngine(cli);
+  const image = await ensureSandboxImage(cli, progress, signal);
+  return ensureToolImage(cli, image, installation, progress, signal);
 }
 
 /** The base from a root file system debootstrap makes (root only), imported as one layer. */

@@ -11,6 +11,7 @@ import {
   type SandboxLimits,
   type SandboxProvider,
   type SandboxSpec,
+  type ToolInstallation,
 } from "../core/index.js";
 import {
   checkEngine,
@@ -23,6 +24,7 @@ import { reclaimContainers, ownerLabel } from "./docker-containers.js";
 import {
   ensurePackagesImage,
   ensureSandboxImage,
+  ensureToolImage,
   LAB_LABEL,
   type Progress,
 } from "./docker-image.js";
@@ -86,6 +88,18 @@ export function createDockerProvider(options: DockerProviderOptions): SandboxPro
     }
     return { ...ready, image: await image };
   };
+  // One image per installation and image under it, asked for by concurrent trials at once.
+  const withTool = new Map<string, Promise<string>>();
+  const toolImage = (ready: Prepared, installation: ToolInstallation): Promise<string> => {
+    const key = JSON.stringify([ready.image, installation]);
+    let image = withTool.get(key);
+    if (image === undefined) {
+      image = ensureToolImage(ready.cli, ready.image, installation, () => undefined);
+      withTool.set(key, image);
+      image.catch(() => withTool.delete(key));
+    }
+    return image;
+  };
   const provider: SandboxProvider = {
     name: "docker",
     isolatesFilesystem: true,
@@ -114,6 +128,7 @@ export function createDockerProvider(options: DockerProviderOptions): SandboxPro
           },
           await prepare(() => undefined),
           undefined,
+          [],
         );
         try {
           const result = await sandbox.exec(["true"], {
@@ -141,8 +156,15 @@ export function createDockerProvider(options: DockerProviderOptions): SandboxPro
     },
     describeLimits: (limits) => Promise.resolve(describeDockerLimits(limits)),
     async create(spec) {
-      const ready = await prepare(() => undefined);
-      return createDockerSandbox(spec, await imageWith(ready, spec.debianPackages ?? []), runId);
+      const ready = await imageWith(await prepare(() => undefined), spec.debianPackages ?? []);
+      const baked = bakeable(spec);
+      if (baked === undefined) return createDockerSandbox(spec, ready, runId, []);
+      return createDockerSandbox(
+        spec,
+        { ...ready, image: await toolImage(ready, baked) },
+        runId,
+        baked.paths,
+      );
     },
   };
   return provider;
@@ -160,6 +182,32 @@ export function describeDockerLimits(limits: SandboxLimits): LimitEnforcement {
   return { summary: parts.length === 0 ? "no resource limits" : parts.join(", "), unenforced: [] };
 }
 
+/**
+ * The spec's tool installation, when the container can run it from an image layer: each of its
+ * paths must lie outside every folder the container binds over the image (its /tmp, the trial's
+ * own folders), or the bind would hide it. Otherwise undefined, and its paths are bound.
+ */
+export function bakeable(spec: SandboxSpec): ToolInstallation | undefined {
+  const installation = spec.toolInstallation;
+  if (installation === undefined || installation.paths.length === 0) return undefined;
+  const bound = [
+    "/tmp",
+    spec.stateDir,
+    spec.workTree,
+    ...spec.readOnlyPaths,
+    ...spec.writablePaths,
+  ].map((target) => path.resolve(target));
+  const hidden = installation.paths.some((source) =>
+    bound.some((target) => isWithin(path.resolve(source), target)),
+  );
+  return hidden ? undefined : installation;
+}
+
+function isWithin(child: string, parent: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
+}
+
 /** One bind mount of a container. */
 interface Bind {
   readonly source: string;
@@ -171,6 +219,7 @@ async function createDockerSandbox(
   spec: SandboxSpec,
   { cli, image }: Prepared,
   runId: string | undefined,
+  baked: readonly string[],
 ): Promise<Sandbox> {
   const home = path.join(spec.stateDir, "home");
   const tmp = path.join(spec.stateDir, "tmp");
@@ -181,8 +230,10 @@ async function createDockerSandbox(
   const binds = dedupe([
     { source: tmp, target: "/tmp", readonly: false },
     // PATH entries that do not exist are skipped, as bwrap's --ro-bind-try skips them.
+    // What the image has (a tool lab installed, copied into its layer) is not bound again.
     ...toolMounts
       .flatMap((mount) => ("source" in mount && existsSync(mount.source) ? [mount.source] : []))
+      .filter((source) => !baked.some((inImage) => isWithin(source, inImage)))
       .map((source): Bind => ({ source, target: source, readonly: true })),
     ...spec.readOnlyPaths.map((source): Bind => ({ source, target: source, readonly: true })),
     ...spec.writablePaths.map((source): Bind => ({ source, target: source, readonly: false })),

@@ -6,7 +6,7 @@ export {
   DOCKER_PASSED_VARIABLES,
   type DockerSettings,
 } from "./docker-cli.js";
-export { imageTagsFor } from "./docker-image.js";
+export { imageTagsFor, prepareToolImage } from "./docker-image.js";
 export { clearDockerCache, listDockerCache, type DockerCacheListing } from "./docker-cache.js";
 export {
   DEFAULT_SANDBOX,

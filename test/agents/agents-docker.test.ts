@@ -1,9 +1,11 @@
 /**
  * Agent CLIs installed by `lab tools install` run in the docker sandbox as they do in bubblewrap:
  * an npm CLI (claude-code, on the image's Node) and a PyPI one (mini-swe-agent, its venv over
- * the host's interpreter, both shown read-only at their real paths) edit in the gold change of a
- * starter task against the scripted model server on 127.0.0.1, and the task resolves.
+ * the host's interpreter, both copied into an image layer at their real paths) edit in the gold
+ * change of a starter task against the scripted model server on 127.0.0.1, and the task
+ * resolves.
  */
+import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDockerProvider } from "../../src/sandbox/index.js";
 import { startModelServer, type ModelServer } from "../helpers/model-server/index.js";
@@ -69,13 +71,41 @@ describe.runIf(unavailable === null)("agent CLIs in the docker sandbox", () => {
       expect(trial.outcome).toEqual({ kind: "graded" });
       expect(trial.resolved).toBe(true);
       expect(run.requests.filter((request) => request.route === "model").length).toBeGreaterThan(0);
+      // It ran from an image layer holding its installation (and mini-swe-agent's interpreter).
+      expect(toolLayers()).toContainEqual(expect.stringMatching(new RegExp(`^${agent.name}@`)));
     },
     600_000,
   );
+
+  it("lab tools install --sandbox docker also makes the tool's layer, the one runs use", async () => {
+    const installed = await lab.tools(["install", "claude-code", "--sandbox", "docker"]);
+    expect(installed.code, installed.stderr).toBe(0);
+    const image = /claude-code \S+ in docker: image (lab-tool:[0-9a-f]{12})\n/.exec(
+      installed.stderr,
+    )?.[1];
+    expect(image, installed.stderr).toBeDefined();
+    const label = execFileSync(
+      "docker",
+      ["image", "inspect", "--format", '{{index .Config.Labels "lab.tool"}}', image ?? ""],
+      { encoding: "utf8" },
+    ).trim();
+    expect(label).toMatch(/^claude-code@/);
+  }, 600_000);
 });
 
-if (unavailable !== null) {
-  describe(`agent CLIs in the docker sandbox (skipped: ${unavailable})`, () => {
-    it.todo("needs a Docker engine: scripts/test.sh installs docker.io and starts dockerd as root");
-  });
+/** The `lab.tool` labels of the tool layers the engine holds: NAME@VERSION. */
+function toolLayers(): string[] {
+  const ids = execFileSync("docker", ["images", "--quiet", "--filter", "label=lab.image=tool"], {
+    encoding: "utf8",
+  })
+    .split("\n")
+    .filter((line) => line !== "");
+  if (ids.length === 0) return [];
+  return execFileSync(
+    "docker",
+    ["image", "inspect", "--format", '{{index .Config.Labels "lab.tool"}}', ...ids],
+    { encoding: "utf8" },
+  )
+    .split("\n")
+    .filter((line) => line !== "");
 }

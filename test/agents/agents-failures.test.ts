@@ -95,6 +95,10 @@ describe("lab tools", () => {
     const unknown = await lab.tools(["install", "cursor"]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('lab has no adapter for "cursor"');
+    const sandbox = await lab.tools(["install", "claude-code", "--sandbox", "dockr"]);
+    expect(sandbox.code).toBe(2);
+    expect(sandbox.stderr).toContain('Unknown sandbox "dockr"');
+    expect(sandbox.stderr).toContain("bwrap, docker, none");
     const scratch = tempDir("lab-tools-bad-");
     const missing = await lab.tools(["install", "qwen-code", "--version", "0.0.0-none"], {
       LAB_TOOLS_DIR: scratch,
