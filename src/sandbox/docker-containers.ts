@@ -43,7 +43,8 @@ export async function listContainers(
     .filter((line) => line !== "")
     .map((line) => {
       const [name = "", run = "", owner = ""] = line.split("\t");
-      // A build container has no owner label; it is only ever left by a lab that died.
+      // A container without an owner label (a build of an older lab's) is only ever left by
+      // a lab that died.
       return { name, run, ownerGone: owner === "" || isOwnerGone(owner) };
     });
 }

@@ -12,6 +12,7 @@ import {
   type DockerCli,
   type DockerSettings,
 } from "./docker-cli.js";
+import { ownerLabel } from "./docker-containers.js";
 import { withBuildLock } from "./docker-lock.js";
 import { SYSTEM_PATH } from "./limits.js";
 import { removeTree } from "./rootfs.js";
@@ -258,7 +259,18 @@ async function commitLayer(
   try {
     await checked(
       cli,
-      ["run", "--name", name, "--label", `${LAB_LABEL}=build`, ...layer.options, layer.from],
+      [
+        "run",
+        "--name",
+        name,
+        "--label",
+        `${LAB_LABEL}=build`,
+        // A clear (lab cache clear, a resumed run) leaves the build of a lab still running.
+        "--label",
+        `${LAB_LABEL}.owner=${ownerLabel()}`,
+        ...layer.options,
+        layer.from,
+      ],
       layer.command,
       layer.what,
       log,

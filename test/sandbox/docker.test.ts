@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createDockerProvider, imageTagsFor } from "../../src/sandbox/index.js";
+import { clearDockerCache, createDockerProvider, imageTagsFor } from "../../src/sandbox/index.js";
 import { requireDockerCli } from "../../src/sandbox/docker-cli.js";
 import { BASE_PACKAGES, buildBaseFromImage } from "../../src/sandbox/docker-image.js";
 import { defineSandboxContract } from "../contracts/sandbox.js";
@@ -96,7 +96,24 @@ describe.runIf(unavailable === null)("docker provider", () => {
       const root = tempDir();
       const tag = `lab-base:test-from-image-${String(process.pid)}`;
       try {
-        await buildBaseFromImage(cli, tag, base, path.join(root, "build.log"));
+        // A clear beside it (another lab's `lab cache clear`) removes leftovers of labs that
+        // are gone, never a build of a lab still running: before build containers carried
+        // their owner, this build died with an empty error.
+        await withDockerReclaimLock(async () => {
+          const state = { built: false };
+          const building = buildBaseFromImage(cli, tag, base, path.join(root, "build.log"));
+          void building
+            .finally(() => {
+              state.built = true;
+            })
+            .catch(() => undefined);
+          const other = { ...testDockerSettings(), cacheDir: tempDir() };
+          while (!state.built) {
+            await clearDockerCache(other);
+            await new Promise((resolve) => setTimeout(resolve, 500));
+          }
+          await building;
+        });
         const labels = JSON.parse(
           execFileSync("docker", ["image", "inspect", "--format", "{{json .Config.Labels}}", tag], {
             encoding: "utf8",
