@@ -14,7 +14,7 @@ import { bakeable } from "../../src/sandbox/docker.js";
 import { withDockerReclaimLock } from "../helpers/docker-reclaim-lock.js";
 import { runLab } from "../helpers/lab.js";
 import { repoRoot, tempDir } from "../helpers/temp.js";
-import { dockerUnavailable, testDockerSettings } from "./helpers.js";
+import { bareSpec, dockerUnavailable, testDockerSettings } from "./helpers.js";
 
 const unavailable = dockerUnavailable();
 
@@ -62,19 +62,7 @@ describe.runIf(unavailable === null)("a tool lab installed, in docker", () => {
 
   const specFor = (installation: ToolInstallation): SandboxSpec => {
     const workTree = mkdtempSync(path.join(root, "work-"));
-    return {
-      workTree,
-      stateDir: `${workTree}-state`,
-      readOnlyPaths: [],
-      toolPaths: installation.paths,
-      writablePaths: [],
-      hiddenPaths: [],
-      hostHome: path.join(root, "home"),
-      pathEnv: "/usr/bin:/bin",
-      network: false,
-      limits: { memoryMb: null, diskMb: null, maxProcesses: null },
-      toolInstallation: installation,
-    };
+    return bareSpec(workTree, { toolPaths: installation.paths, toolInstallation: installation });
   };
   const hello = async (installation: ToolInstallation): Promise<string> => {
     const spec = specFor(installation);

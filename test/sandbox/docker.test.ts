@@ -9,7 +9,12 @@ import { defineSandboxContract } from "../contracts/sandbox.js";
 import { withDockerReclaimLock } from "../helpers/docker-reclaim-lock.js";
 import { runLab } from "../helpers/lab.js";
 import { tempDir } from "../helpers/temp.js";
-import { dockerEndToEndUnavailable, dockerUnavailable, testDockerSettings } from "./helpers.js";
+import {
+  bareSpec,
+  dockerEndToEndUnavailable,
+  dockerUnavailable,
+  testDockerSettings,
+} from "./helpers.js";
 
 const unavailable = dockerUnavailable();
 
@@ -46,18 +51,7 @@ describe.runIf(unavailable === null)("docker provider", () => {
     const root = tempDir();
     const workTree = path.join(root, "work");
     mkdirSync(workTree);
-    const spec = {
-      workTree,
-      stateDir: path.join(root, "state"),
-      readOnlyPaths: [],
-      toolPaths: [],
-      writablePaths: [],
-      hiddenPaths: [],
-      hostHome: path.join(root, "home"),
-      pathEnv: "/usr/bin:/bin",
-      network: false,
-      limits: { memoryMb: null, diskMb: null, maxProcesses: null },
-    };
+    const spec = bareSpec(workTree);
     const run = async (debianPackages: string[]) => {
       const sandbox = await provider.create({ ...spec, debianPackages });
       try {

@@ -1,4 +1,6 @@
 import { execFileSync } from "node:child_process";
+import path from "node:path";
+import type { SandboxSpec } from "../../src/core/index.js";
 import { defaultDockerSettings, type DockerSettings } from "../../src/sandbox/index.js";
 import { sharedCacheDir } from "../helpers/temp.js";
 
@@ -49,4 +51,24 @@ export function dockerEndToEndUnavailable(): string | null {
 /** The docker provider's settings in tests: lab's PATH, the shared cache (image build lock). */
 export function testDockerSettings(): DockerSettings {
   return defaultDockerSettings(process.env.PATH ?? "/usr/bin:/bin", sharedCacheDir);
+}
+
+/**
+ * A sandbox of a work tree and nothing else: no tool, no hidden folders, no network, no limits;
+ * its state and HOME beside the work tree.
+ */
+export function bareSpec(workTree: string, fields: Partial<SandboxSpec> = {}): SandboxSpec {
+  return {
+    workTree,
+    stateDir: `${workTree}-state`,
+    readOnlyPaths: [],
+    toolPaths: [],
+    writablePaths: [],
+    hiddenPaths: [],
+    hostHome: path.join(path.dirname(workTree), "home"),
+    pathEnv: "/usr/bin:/bin",
+    network: false,
+    limits: { memoryMb: null, diskMb: null, maxProcesses: null },
+    ...fields,
+  };
 }
