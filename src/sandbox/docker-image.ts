@@ -12,7 +12,7 @@ import {
   type DockerCli,
   type DockerSettings,
 } from "./docker-cli.js";
-import { ownerLabel } from "./docker-containers.js";
+import { ownerLabel } from "./docker-owner.js";
 import { withBuildLock } from "./docker-lock.js";
 import { SYSTEM_PATH } from "./limits.js";
 import { removeTree } from "./rootfs.js";

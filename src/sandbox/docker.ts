@@ -20,7 +20,8 @@ import {
   type DockerCli,
   type DockerSettings,
 } from "./docker-cli.js";
-import { reclaimContainers, ownerLabel } from "./docker-containers.js";
+import { reclaimContainers } from "./docker-containers.js";
+import { ownerLabel } from "./docker-owner.js";
 import {
   ensurePackagesImage,
   ensureSandboxImage,
