@@ -11,6 +11,11 @@
  *   HOME, HOSTNAME; bash's SHLVL, `_`, PWD) is removed unless given: exactly what was given.
  * - SIGTERM (`docker kill -s TERM`, at the time limit) goes on to every process but this one,
  *   as bwrap's init does, so a tool can save its work.
+ * - SIGUSR2 (lab's kill: the grace after SIGTERM is over, or the run is stopped) is SIGKILL to
+ *   every process but this one, which then ends as after any command: the status is still
+ *   written. A command that blocks SIGTERM (bash does, while it waits to retry a refused fork)
+ *   would otherwise outlive the grace, and lab's SIGKILL of the container would lose what the
+ *   limits did.
  * - Its stdin is a pipe lab holds open: EOF means lab is gone (even by SIGKILL), and the
  *   command and all it started are killed.
  * - After the command, SIGKILL to every other process until none is left; only then is the
@@ -29,6 +34,7 @@ for __kv in "\${envs[@]}"; do given+="\${__kv%%=*} "; done
 lost=0
 trap 'kill -TERM -1 2>/dev/null' TERM
 trap 'lost=1; kill -KILL -1 2>/dev/null' USR1
+trap 'kill -KILL -1 2>/dev/null' USR2
 ( while read -r _; do :; done; kill -USR1 1 ) <&0 3>&- &
 (
   extra=()

@@ -43,6 +43,12 @@ const INIT_PROCESSES = 2;
 const TERM_RETRIES = 40;
 const TERM_RETRY_MS = 100;
 
+/** How long lab's kill waits for the init to end the rest and write its status, before SIGKILL. */
+const KILL_WAIT_MS = 10_000;
+
+/** A command's status when SIGKILL ended it (128 + 9). */
+const SIGKILLED = 137;
+
 /** What a docker provider is made from. */
 export interface DockerProviderOptions {
   readonly settings: DockerSettings;
@@ -329,9 +335,16 @@ async function createDockerSandbox(
         status: null,
         killedByLab: false,
       };
+      // The init kills the rest and still writes the status (docker-init.ts); SIGKILL to the
+      // init itself only if that is refused (the container is still starting) or too slow.
       const killContainer = async (): Promise<void> => {
         ended.killedByLab = true;
         leftovers.add(name);
+        const asked = await cli.run(["kill", "--signal", "USR2", name], { timeoutMs: 30_000 });
+        if (asked.exitCode === 0) {
+          const waited = await cli.run(["wait", name], { timeoutMs: KILL_WAIT_MS });
+          if (!waited.timedOut) return;
+        }
         await cli.run(["kill", name], { timeoutMs: 30_000 });
       };
       // A time limit that strikes while the container is still starting (a short limit on a
@@ -383,8 +396,9 @@ async function createDockerSandbox(
       clientRunning = false;
       if (inputFile !== "") await rm(inputFile, { force: true });
       if (result.exitCode === null) leftovers.add(name);
-      // Killed by lab before its init could finish: a kill, whichever process exited first.
-      if (ended.killedByLab && ended.status === null)
+      // Killed by lab (the init's SIGKILL at lab's word, or the init itself): a kill, whichever
+      // process exited first, as the other sandboxes report it.
+      if (ended.killedByLab && (ended.status === null || ended.status.exitCode === SIGKILLED))
         return { ...result, exitCode: null, signal: "SIGKILL" };
       return result;
     },

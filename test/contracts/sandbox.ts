@@ -300,6 +300,27 @@ export function defineSandboxContract(makeProvider: () => SandboxProvider): void
       },
     );
 
+    // bash blocks SIGTERM while it waits to retry a refused fork: a fork bomb outlives the grace.
+    it.runIf(process.platform === "linux")(
+      "still reports the process limit of a command deaf to SIGTERM, killed after the grace",
+      async () => {
+        if ((await detectCgroups()).pids === null) return;
+        const sandbox = await open({ limits: { ...NO_LIMITS, maxProcesses: 40 } });
+        const script = `process.on("SIGTERM", () => {}); let refused = 0;
+          for (let i = 0; i < 100; i++) require("node:child_process").spawn("sleep", ["300"]).on("error", () => refused++);
+          setInterval(() => {}, 1000);`;
+        const result = await sandbox.exec(["node", "-e", script], {
+          cwd: host.workTree,
+          env: env(sandbox),
+          timeoutMs: 1_000,
+        });
+        expect(result.timedOut).toBe(true);
+        expect(result.limitExceeded).toBe("processes");
+        expect(result.durationMs).toBeLessThan(20_000);
+      },
+      60_000,
+    );
+
     it.runIf(process.platform === "linux")(
       "enforces a memory limit where it can (a memory cgroup)",
       async () => {
