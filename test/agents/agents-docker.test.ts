@@ -44,6 +44,11 @@ describe.runIf(unavailable === null)("agent CLIs in the docker sandbox", () => {
 
   afterAll(async () => {
     for (const server of servers) await server.close();
+    // The layers hold this checkout's installations (its test cache): left, each CI clone
+    // would leave an engine two more of them, a gigabyte.
+    const layers = toolLayerIds(["--filter", `label=lab.cache=${testDockerSettings().cacheDir}`]);
+    if (layers.length > 0)
+      execFileSync("docker", ["rmi", "--force", ...layers], { stdio: "ignore" });
   });
 
   it.each(AGENTS)(
@@ -95,11 +100,7 @@ describe.runIf(unavailable === null)("agent CLIs in the docker sandbox", () => {
 
 /** The `lab.tool` labels of the tool layers the engine holds: NAME@VERSION. */
 function toolLayers(): string[] {
-  const ids = execFileSync("docker", ["images", "--quiet", "--filter", "label=lab.image=tool"], {
-    encoding: "utf8",
-  })
-    .split("\n")
-    .filter((line) => line !== "");
+  const ids = toolLayerIds();
   if (ids.length === 0) return [];
   return execFileSync(
     "docker",
@@ -108,4 +109,19 @@ function toolLayers(): string[] {
   )
     .split("\n")
     .filter((line) => line !== "");
+}
+
+/** The ids of the tool layers the engine holds, of those `filters` (docker images --filter) pass. */
+function toolLayerIds(filters: string[] = []): string[] {
+  return [
+    ...new Set(
+      execFileSync(
+        "docker",
+        ["images", "--quiet", "--filter", "label=lab.image=tool", ...filters],
+        { encoding: "utf8" },
+      )
+        .split("\n")
+        .filter((line) => line !== ""),
+    ),
+  ];
 }
