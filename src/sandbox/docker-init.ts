@@ -17,7 +17,8 @@
  *   would otherwise outlive the grace, and lab's SIGKILL of the container would lose what the
  *   limits did.
  * - Its stdin is a pipe lab holds open: EOF means lab is gone (even by SIGKILL), and the
- *   command and all it started are killed.
+ *   command and all it started are killed; its watcher ignores SIGTERM, so this holds in the
+ *   grace after the time limit too.
  * - After the command, SIGKILL to every other process until none is left; only then is the
  *   status file written (removed first, whatever the command put there), so nothing the
  *   command ran can forge it: "EXIT FORKS_REFUSED OOM_KILLS", from the container's cgroup.
@@ -35,7 +36,8 @@ lost=0
 trap 'kill -TERM -1 2>/dev/null' TERM
 trap 'lost=1; kill -KILL -1 2>/dev/null' USR1
 trap 'kill -KILL -1 2>/dev/null' USR2
-( while read -r _; do :; done; kill -USR1 1 ) <&0 3>&- &
+# Deaf to the time limit's SIGTERM, which goes to every process: lab may still die in the grace.
+( trap '' TERM; while read -r _; do :; done; kill -USR1 1 ) <&0 3>&- &
 (
   extra=()
   for __kv in "\${envs[@]}"; do

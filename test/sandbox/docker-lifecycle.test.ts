@@ -21,7 +21,7 @@ const evalsDir = path.join(root, "evals");
 /** The tool sleeps as long as LAB_TEST_SLEEP says: long the first time, not at all on resume. */
 const COMMAND = ["--command", 'sleep "$LAB_TEST_SLEEP"', "--command-env", "LAB_TEST_SLEEP"];
 
-function runArgs(runId: string): string[] {
+function runArgs(runId: string, command: readonly string[] = COMMAND): string[] {
   return [
     "run",
     "command",
@@ -33,7 +33,7 @@ function runArgs(runId: string): string[] {
     "docker",
     "--run-id",
     runId,
-    ...COMMAND,
+    ...command,
   ];
 }
 
@@ -113,6 +113,29 @@ describe.runIf(unavailable === null)("a docker run killed mid-trial", () => {
     await waitFor(() => containers(runId).length === 0, 30_000, "the container to go");
     await resume(runId);
     expect(containers(runId)).toEqual([]);
+  }, 180_000);
+
+  it("SIGKILLed in the grace after the time limit, with a tool deaf to SIGTERM, its container dies with it", async () => {
+    const runId = "docker-sigkill-grace";
+    const timeoutMs = 3000;
+    const deaf = [...COMMAND.slice(2), "--command", `trap '' TERM; ${COMMAND[1] ?? ""}`];
+    const lab = startLab([...runArgs(runId, deaf), "--timeout", `${String(timeoutMs / 1000)}s`], {
+      cwd: root,
+      env: { LAB_TEST_SLEEP: "600" },
+    });
+    try {
+      await waitFor(() => containers(runId, false).length === 1, 120_000, `${runId}'s container`);
+      // Past the time limit's SIGTERM, inside the 5 s grace before lab's own kill.
+      await new Promise((resolve) => setTimeout(resolve, timeoutMs + 1000));
+      expect(containers(runId, false)).toHaveLength(1);
+      lab.child.kill("SIGKILL");
+      await lab.exited;
+      await waitFor(() => containers(runId).length === 0, 30_000, "the container to go");
+    } finally {
+      lab.child.kill("SIGKILL");
+      const left = containers(runId);
+      if (left.length > 0) execFileSync("docker", ["rm", "--force", ...left], { stdio: "ignore" });
+    }
   }, 180_000);
 
   it.each(["resume", "lab cache clear"] as const)(
