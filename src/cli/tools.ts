@@ -11,7 +11,7 @@ import {
 } from "../agents/index.js";
 import { environmentOptions } from "../config/index.js";
 import { UsageError } from "../core/index.js";
-import { prepareToolImage } from "../sandbox/index.js";
+import { checkSandboxName, prepareToolImage } from "../sandbox/index.js";
 import { BUILTIN_TOOLS } from "../tools/index.js";
 import { defineCommand, flagOption, stringOption } from "./command.js";
 import { alignColumns, configFrom, configOption, settingsFrom } from "./shared.js";
@@ -120,8 +120,7 @@ Examples:
         stringOption(args, "sandbox") ??
         (io.env.LAB_SANDBOX || undefined) ??
         configFrom(args, io).defaults.sandbox;
-      if (sandbox !== undefined && !["bwrap", "docker", "none"].includes(sandbox))
-        throw new UsageError(`Unknown sandbox "${sandbox}".`, "Sandboxes: bwrap, docker, none.");
+      if (sandbox !== undefined) checkSandboxName(sandbox);
       for (const adapter of adapters) {
         const logFile = path.join(settings.toolsDir, adapter.name, "install.log");
         io.stderr.write(

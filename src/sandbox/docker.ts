@@ -31,7 +31,7 @@ import {
 } from "./docker-image.js";
 import { CONTAINER_INIT, parseInitStatus, type InitStatus } from "./docker-init.js";
 import { createConfinement, SYSTEM_PATH } from "./limits.js";
-import { specToolMounts } from "./mounts.js";
+import { isWithin, specToolMounts } from "./mounts.js";
 
 /** /dev/shm is memory: capped as bwrap caps it. */
 const SHM_SIZE = "256m";
@@ -83,30 +83,21 @@ export function createDockerProvider(options: DockerProviderOptions): SandboxPro
     return prepared;
   };
   // One image per set of Debian packages, asked for by concurrent trials at once.
-  const withPackages = new Map<string, Promise<string>>();
+  const withPackages = oncePerKey<string>();
   const imageWith = async (ready: Prepared, packages: readonly string[]): Promise<Prepared> => {
     const key = [...new Set(packages)].sort().join(" ");
     if (key === "") return ready;
-    let image = withPackages.get(key);
-    if (image === undefined) {
-      image = ensurePackagesImage(ready.cli, ready.image, packages, () => undefined);
-      withPackages.set(key, image);
-      image.catch(() => withPackages.delete(key));
-    }
-    return { ...ready, image: await image };
+    const image = await withPackages(key, () =>
+      ensurePackagesImage(ready.cli, ready.image, packages, () => undefined),
+    );
+    return { ...ready, image };
   };
   // One image per installation and image under it, asked for by concurrent trials at once.
-  const withTool = new Map<string, Promise<string>>();
-  const toolImage = (ready: Prepared, installation: ToolInstallation): Promise<string> => {
-    const key = JSON.stringify([ready.image, installation]);
-    let image = withTool.get(key);
-    if (image === undefined) {
-      image = ensureToolImage(ready.cli, ready.image, installation, () => undefined);
-      withTool.set(key, image);
-      image.catch(() => withTool.delete(key));
-    }
-    return image;
-  };
+  const withTool = oncePerKey<string>();
+  const toolImage = (ready: Prepared, installation: ToolInstallation): Promise<string> =>
+    withTool(JSON.stringify([ready.image, installation]), () =>
+      ensureToolImage(ready.cli, ready.image, installation, () => undefined),
+    );
   const provider: SandboxProvider = {
     name: "docker",
     isolatesFilesystem: true,
@@ -210,9 +201,21 @@ export function bakeable(spec: SandboxSpec): ToolInstallation | undefined {
   return hidden ? undefined : installation;
 }
 
-function isWithin(child: string, parent: string): boolean {
-  const relative = path.relative(parent, child);
-  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
+/**
+ * Makes each key's promise once and shares it while it holds; one that fails is forgotten, so the
+ * next caller tries again.
+ */
+function oncePerKey<T>(): (key: string, make: () => Promise<T>) => Promise<T> {
+  const made = new Map<string, Promise<T>>();
+  return (key, make) => {
+    let promise = made.get(key);
+    if (promise === undefined) {
+      promise = make();
+      made.set(key, promise);
+      promise.catch(() => made.delete(key));
+    }
+    return promise;
+  };
 }
 
 /** One bind mount of a container. */
@@ -240,7 +243,9 @@ async function createDockerSandbox(
     // What the image has (a tool lab installed, copied into its layer) is not bound again.
     ...toolMounts
       .flatMap((mount) => ("source" in mount && existsSync(mount.source) ? [mount.source] : []))
-      .filter((source) => !baked.some((inImage) => isWithin(source, inImage)))
+      .filter(
+        (source) => !baked.some((inImage) => isWithin(path.resolve(source), path.resolve(inImage))),
+      )
       .map((source): Bind => ({ source, target: source, readonly: true })),
     ...spec.readOnlyPaths.map((source): Bind => ({ source, target: source, readonly: true })),
     ...spec.writablePaths.map((source): Bind => ({ source, target: source, readonly: false })),

@@ -10,6 +10,7 @@ export { imageTagsFor, prepareToolImage } from "./docker-image.js";
 export { clearDockerCache, listDockerCache, type DockerCacheListing } from "./docker-cache.js";
 export {
   DEFAULT_SANDBOX,
+  checkSandboxName,
   resolveSandboxProvider,
   SANDBOX_PROVIDERS,
   type SandboxProviderOptions,

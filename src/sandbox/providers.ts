@@ -46,6 +46,15 @@ export function resolveSandboxProvider(
   name: string,
   options: SandboxProviderOptions = {},
 ): SandboxProvider {
+  return sandboxFactory(name)(options);
+}
+
+/** Fails with a usage error listing the sandboxes when `name` is none of them. */
+export function checkSandboxName(name: string): void {
+  sandboxFactory(name);
+}
+
+function sandboxFactory(name: string): (options: SandboxProviderOptions) => SandboxProvider {
   const factory = SANDBOX_PROVIDERS[name];
   if (factory === undefined) {
     throw new UsageError(
@@ -53,5 +62,5 @@ export function resolveSandboxProvider(
       `Sandboxes: ${Object.keys(SANDBOX_PROVIDERS).join(", ")}.`,
     );
   }
-  return factory(options);
+  return factory;
 }
