@@ -9,7 +9,7 @@ import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDockerProvider } from "../../src/sandbox/index.js";
 import { startModelServer, type ModelServer } from "../helpers/model-server/index.js";
-import { dockerEndToEndUnavailable, testDockerSettings } from "../sandbox/helpers.js";
+import { dockerEndToEndUnavailable, dockerLines, testDockerSettings } from "../sandbox/helpers.js";
 import { EDIT, LIST, makeAgentLab, PRICE, READ, RESOLVING } from "./helpers.js";
 
 const unavailable = dockerEndToEndUnavailable();
@@ -102,26 +102,18 @@ describe.runIf(unavailable === null)("agent CLIs in the docker sandbox", () => {
 function toolLayers(): string[] {
   const ids = toolLayerIds();
   if (ids.length === 0) return [];
-  return execFileSync(
-    "docker",
-    ["image", "inspect", "--format", '{{index .Config.Labels "lab.tool"}}', ...ids],
-    { encoding: "utf8" },
-  )
-    .split("\n")
-    .filter((line) => line !== "");
+  return dockerLines([
+    "image",
+    "inspect",
+    "--format",
+    '{{index .Config.Labels "lab.tool"}}',
+    ...ids,
+  ]);
 }
 
 /** The ids of the tool layers the engine holds, of those `filters` (docker images --filter) pass. */
 function toolLayerIds(filters: string[] = []): string[] {
   return [
-    ...new Set(
-      execFileSync(
-        "docker",
-        ["images", "--quiet", "--filter", "label=lab.image=tool", ...filters],
-        { encoding: "utf8" },
-      )
-        .split("\n")
-        .filter((line) => line !== ""),
-    ),
+    ...new Set(dockerLines(["images", "--quiet", "--filter", "label=lab.image=tool", ...filters])),
   ];
 }

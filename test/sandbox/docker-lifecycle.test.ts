@@ -12,7 +12,7 @@ import { withDockerReclaimLock } from "../helpers/docker-reclaim-lock.js";
 import { addTask, writeFixtureSuite } from "../helpers/fixture-suite.js";
 import { startLab, waitFor } from "../helpers/lab-process.js";
 import { tempDir } from "../helpers/temp.js";
-import { dockerEndToEndUnavailable, testDockerSettings } from "./helpers.js";
+import { dockerEndToEndUnavailable, dockerLines, testDockerSettings } from "./helpers.js";
 
 const unavailable = dockerEndToEndUnavailable();
 const root = tempDir("lab-docker-kill-");
@@ -39,20 +39,14 @@ function runArgs(runId: string, command: readonly string[] = COMMAND): string[] 
 
 /** Names of the run's containers: all of them, or only the running ones. */
 function containers(runId: string, all = true): string[] {
-  return execFileSync(
-    "docker",
-    [
-      "ps",
-      ...(all ? ["--all"] : []),
-      "--filter",
-      `label=lab.run=${runId}`,
-      "--format",
-      "{{.Names}}",
-    ],
-    { encoding: "utf8" },
-  )
-    .split("\n")
-    .filter((line) => line !== "");
+  return dockerLines([
+    "ps",
+    ...(all ? ["--all"] : []),
+    "--filter",
+    `label=lab.run=${runId}`,
+    "--format",
+    "{{.Names}}",
+  ]);
 }
 
 /** Starts a run whose tool sleeps, and waits until its container runs. */

@@ -14,7 +14,7 @@ import { bakeable } from "../../src/sandbox/docker.js";
 import { withDockerReclaimLock } from "../helpers/docker-reclaim-lock.js";
 import { runLab } from "../helpers/lab.js";
 import { repoRoot, tempDir } from "../helpers/temp.js";
-import { bareSpec, dockerUnavailable, testDockerSettings } from "./helpers.js";
+import { bareSpec, dockerLines, dockerUnavailable, testDockerSettings } from "./helpers.js";
 
 const unavailable = dockerUnavailable();
 
@@ -27,21 +27,15 @@ function makeInstallation(dir: string, message: string): void {
 }
 
 function toolImages(cacheDir: string): string[] {
-  return execFileSync(
-    "docker",
-    [
-      "images",
-      "--filter",
-      "label=lab.image=tool",
-      "--filter",
-      `label=lab.cache=${cacheDir}`,
-      "--format",
-      "{{.Repository}}:{{.Tag}}",
-    ],
-    { encoding: "utf8" },
-  )
-    .split("\n")
-    .filter((line) => line !== "");
+  return dockerLines([
+    "images",
+    "--filter",
+    "label=lab.image=tool",
+    "--filter",
+    `label=lab.cache=${cacheDir}`,
+    "--format",
+    "{{.Repository}}:{{.Tag}}",
+  ]);
 }
 
 describe.runIf(unavailable === null)("a tool lab installed, in docker", () => {

@@ -48,6 +48,13 @@ export function dockerEndToEndUnavailable(): string | null {
   return dockerUnavailable();
 }
 
+/** The lines docker prints for `args` (a listing: `images`, `ps`, `image inspect`), blanks left out. */
+export function dockerLines(args: readonly string[]): string[] {
+  return execFileSync("docker", args, { encoding: "utf8" })
+    .split("\n")
+    .filter((line) => line !== "");
+}
+
 /** The docker provider's settings in tests: lab's PATH, the shared cache (image build lock). */
 export function testDockerSettings(): DockerSettings {
   return defaultDockerSettings(process.env.PATH ?? "/usr/bin:/bin", sharedCacheDir);
