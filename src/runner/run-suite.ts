@@ -22,6 +22,7 @@ import {
   readRunRecord,
   readTrialResult,
   readTrialResults,
+  readTrialRows,
   runPaths,
   trialPaths,
   writeJsonAtomic,
@@ -186,6 +187,9 @@ async function runLocked(
         },
       );
     }
+    // A process killed between a trial's result.json and its index line left the index short:
+    // reading it through result.json rewrites it, so the resumed run appends to a whole index.
+    await readTrialRows(run);
     // The run keeps the settings it was started with; each resume's are recorded beside them.
     record = {
       ...earlier,

@@ -144,6 +144,29 @@ describe("runSuite", () => {
     expect(second.summary.resolved).toBe(4);
   });
 
+  it("resumes a run killed between a trial's result.json and its index line, and mends the index", async () => {
+    const tool = command("sed -i 's/a - b/a + b/' src/*/__init__.py");
+    const first = await runSuite(config(tool, { runId: "index-cut" }), collect().reporter, never);
+    const index = runPaths(path.join(root, "runs"), "index-cut").resultsIndex;
+    const lines = () => readFileSync(index, "utf8").split("\n").filter(Boolean);
+    expect(lines()).toHaveLength(2);
+    // What a SIGKILL after the last result.json, before its index line, leaves.
+    writeFileSync(index, `${lines()[0] ?? ""}\n`);
+    const { events, reporter } = collect();
+    const second = await runSuite(
+      config(tool, { runId: "index-cut", trials: "2" }),
+      reporter,
+      never,
+    );
+    expect(events[0]).toMatchObject({ type: "run:start", resumed: true, skipped: 2, pending: 2 });
+    expect(second.results[0]?.startedAt).toBe(first.results[0]?.startedAt);
+    const indexed = lines().map((line) => {
+      const [, taskId, trial] = JSON.parse(line) as [number, string, number];
+      return `${taskId}#${String(trial)}`;
+    });
+    expect(indexed.sort()).toEqual(["alpha#1", "alpha#2", "beta#1", "beta#2"]);
+  });
+
   it("refuses to resume a run made with another command line", async () => {
     await expect(
       runSuite(config(command("true"), { runId: "resume" }), collect().reporter, never),
