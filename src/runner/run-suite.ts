@@ -189,7 +189,8 @@ async function runLocked(
     }
     // A process killed between a trial's result.json and its index line left the index short:
     // reading it through result.json rewrites it, so the resumed run appends to a whole index.
-    await readTrialRows(run);
+    // Best effort, as the appends are: an unreadable result.json is a trial to run again below.
+    await readTrialRows(run).catch(() => undefined);
     // The run keeps the settings it was started with; each resume's are recorded beside them.
     record = {
       ...earlier,

@@ -10,7 +10,7 @@ import {
 } from "../../src/config/index.js";
 import type { RunEvent, Tool } from "../../src/core/index.js";
 import { runSuite } from "../../src/runner/index.js";
-import { readRunRecord, runPaths } from "../../src/store/index.js";
+import { readRunRecord, runPaths, trialPaths } from "../../src/store/index.js";
 import { createCommandTool, createGoldTool, createNoopTool } from "../../src/tools/index.js";
 import { addTask, writeFixtureSuite } from "../helpers/fixture-suite.js";
 import { sharedCacheDir, tempDir } from "../helpers/temp.js";
@@ -165,6 +165,17 @@ describe("runSuite", () => {
       return `${taskId}#${String(trial)}`;
     });
     expect(indexed.sort()).toEqual(["alpha#1", "alpha#2", "beta#1", "beta#2"]);
+  });
+
+  it("runs again, on resume, a trial whose result.json cannot be read", async () => {
+    const tool = command("sed -i 's/a - b/a + b/' src/*/__init__.py");
+    await runSuite(config(tool, { runId: "unreadable" }), collect().reporter, never);
+    const run = runPaths(path.join(root, "runs"), "unreadable");
+    writeFileSync(trialPaths(run, "beta", 1).result, "{");
+    const { events, reporter } = collect();
+    const second = await runSuite(config(tool, { runId: "unreadable" }), reporter, never);
+    expect(events[0]).toMatchObject({ type: "run:start", resumed: true, skipped: 1, pending: 1 });
+    expect(second).toMatchObject({ status: "completed", summary: { trials: 2, resolved: 2 } });
   });
 
   it("refuses to resume a run made with another command line", async () => {
