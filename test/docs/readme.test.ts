@@ -24,6 +24,8 @@ import {
 const labBin = path.join(repoRoot, "bin", "lab.js");
 const readmeFile = path.join(repoRoot, "README.md");
 const readme = readFileSync(readmeFile, "utf8");
+/** Where the README's commands run (removed after the file: tempDir's afterAll). */
+const root = tempDir("lab-readme-");
 /** The one starter task the README's runs are cut down to. */
 const oneTask = "textkit-slugify-max-length";
 
@@ -125,7 +127,6 @@ describe("the README's commands", () => {
   });
 
   it("the cheap ones run for real: the starter suite's runs, its report, scenarios and plan", () => {
-    const root = tempDir("lab-readme-");
     // A copy of the suite in ./evals, where lab looks first: nothing is written into the checkout.
     cpSync(path.join(repoRoot, "evals", "starter"), path.join(root, "evals", "starter"), {
       recursive: true,
