@@ -59,6 +59,7 @@ const droppedFileSchema = z.object({
         "out_of_scope",
         "invalid_row",
         "no_mirror",
+        "known_drop",
       ]),
       reason: z.string(),
     }),

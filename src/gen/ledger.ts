@@ -86,6 +86,9 @@ export function ledgerClassOf(
     case "out_of_scope":
     case "invalid_row":
       return { status: "unproven", class: "out-of-scope" };
+    case "known_drop":
+      // Left out by --skip-known-drops: unproven here, so the ledger's own line stands.
+      return { status: "unproven", class: "not-yet-proven" };
   }
 }
 
