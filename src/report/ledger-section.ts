@@ -222,6 +222,14 @@ function provenanceLines(datasets: readonly LedgerOfDataset[]): string[] {
 
 /** The tier README's ledger section, markers included: what is proven, the drops, the verdicts. */
 export function renderLedgerSection(datasets: readonly LedgerOfDataset[], cores = 2): string {
+  if (datasets.every(({ records }) => records.length === 0))
+    return [
+      LEDGER_MARKERS.start,
+      "",
+      "_Generated from `data/swebench/ledger/` by `npm run ledger -- --readme`: no slice has been written into the ledger yet._",
+      "",
+      LEDGER_MARKERS.end,
+    ].join("\n");
   const figures = datasets.map(({ title, records }) => {
     const own = proofFigures(records);
     const estimate = estimateColdGen(records, cores);

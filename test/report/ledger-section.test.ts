@@ -122,6 +122,12 @@ describe("the tier README's ledger section", () => {
     expect(section).toContain("| Lite | 2026-12-04T17:05:34Z | `4be1a62` | 2 | 0.98 | 4 |");
   });
 
+  it("says so when no slice has been written yet", () => {
+    expect(renderLedgerSection([{ title: "Lite", records: [] }])).toBe(
+      "<!-- ledger:start -->\n\n_Generated from `data/swebench/ledger/` by `npm run ledger -- --readme`: no slice has been written into the ledger yet._\n\n<!-- ledger:end -->",
+    );
+  });
+
   it("replaces only what is between the markers, or appends a section to a README without them", () => {
     const section = "<!-- ledger:start -->\nnew\n<!-- ledger:end -->";
     expect(
