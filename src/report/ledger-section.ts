@@ -234,7 +234,7 @@ export function renderLedgerSection(datasets: readonly LedgerOfDataset[], cores 
     const own = proofFigures(records);
     const estimate = estimateColdGen(records, cores);
     if (own === null || estimate === null) return `- ${title}: no proof measured yet.`;
-    return `- ${title}: cold proof seconds per instance (both proof runs, every grade phase) median ${seconds(own.medianSeconds)}, p90 ${seconds(own.p90Seconds)}, over ${String(own.measured)} instances; proof/test ratio ${own.proofTestRatio.toFixed(2)} (the grades' seconds over their test processes'). A cold gen of all ${String(records.length)} on ${String(cores)} cores: about ${estimate.hours.toFixed(1)} h (${String(estimate.measured)} at their own time, ${String(estimate.byRepository)} at their repository's median, ${String(estimate.byOverall)} at the overall median).`;
+    return `- ${title}: cold proof seconds per instance (both proof runs, every grade phase) median ${seconds(own.medianSeconds)}, p90 ${seconds(own.p90Seconds)}, over ${String(own.measured)} instances; proof/test ratio ${own.proofTestRatio.toFixed(2)} (the grades' seconds over their test processes'). A cold gen of all ${String(records.length)} on ${String(cores)} cores: about ${estimate.hours.toFixed(1)} h (${String(estimate.measured)} at their own time, ${String(estimate.byRepository)} at their repository's median, ${String(estimate.byOverall)} at the overall median; the sum of proof seconds over ${String(cores)} proofs at once, clones and rendering not counted).`;
   });
   return [
     LEDGER_MARKERS.start,

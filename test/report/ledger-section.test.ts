@@ -108,7 +108,7 @@ describe("the tier README's ledger section", () => {
     expect(section).toContain("| Lite | django/django | 1 | 0 | 0 | 1 | – | – | – |");
     expect(section).toContain("| Lite | **all** | 5 | 3 | 1 | 1 | 250.0 | 790.0 | 2.00 |");
     expect(section).toContain(
-      "- Lite: cold proof seconds per instance (both proof runs, every grade phase) median 250.0, p90 790.0, over 4 instances; proof/test ratio 2.00 (the grades' seconds over their test processes'). A cold gen of all 5 on 2 cores: about 0.3 h (4 at their own time, 0 at their repository's median, 1 at the overall median).",
+      "- Lite: cold proof seconds per instance (both proof runs, every grade phase) median 250.0, p90 790.0, over 4 instances; proof/test ratio 2.00 (the grades' seconds over their test processes'). A cold gen of all 5 on 2 cores: about 0.3 h (4 at their own time, 0 at their repository's median, 1 at the overall median; the sum of proof seconds over 2 proofs at once, clones and rendering not counted).",
     );
     expect(section).toContain(
       "| Lite | `psf__requests-3` | upstream-shared | every FAIL_TO_PASS test passes without the fix. Upstream's harness too: [SWE-bench/SWE-bench#24](https://github.com/SWE-bench/SWE-bench/issues/24). |",
