@@ -1,7 +1,12 @@
 import path from "node:path";
 import { environmentOptions, parseDuration, parsePositiveInt } from "../config/index.js";
 import { LabError, UsageError } from "../core/index.js";
-import { DATASET_NAMES, type DatasetName } from "../datasets/index.js";
+import {
+  DATASET_NAMES,
+  knownDrops,
+  referenceProofMs,
+  type DatasetName,
+} from "../datasets/index.js";
 import { generateSwebench, proveSuite, writeSwebenchSuiteFiles } from "../gen/index.js";
 import { openQueueProver, parseQueueAddress, type QueueProver } from "../queue/index.js";
 import { genRepo, rejectRepoOptions, repoGenOptions } from "./gen-repo.js";
@@ -89,6 +94,11 @@ export const genCommand = defineCommand({
         "Proof runs per instance; one whose outcome flips is dropped (default 2; --from-repo: 3)",
     },
     hints: { type: "boolean", description: "swebench: add the dataset's hints to the prompt" },
+    "skip-known-drops": {
+      type: "boolean",
+      description:
+        "swebench: leave out the instances lab's ledger drops whatever the machine (upstream shares the trouble), naming them",
+    },
     mirrors: {
       type: "string",
       value: "DIR",
@@ -260,6 +270,12 @@ async function genSwebench(
       signal: io.signal,
       prover: queue?.prove,
       repoConcurrency: queue === undefined ? undefined : 2,
+      ledger: {
+        referenceMs: (instance) => referenceProofMs(instance),
+        skip: flagOption(args, "skip-known-drops")
+          ? new Map([...knownDrops()].map(([id, record]) => [id, record.reason ?? ""]))
+          : undefined,
+      },
     },
     reporter,
   ).finally(async () => {
@@ -276,11 +292,13 @@ async function genSwebench(
     (drop) =>
       drop.category !== "out_of_scope" &&
       drop.category !== "invalid_row" &&
-      drop.category !== "no_mirror",
+      drop.category !== "no_mirror" &&
+      drop.category !== "known_drop",
   );
   const notHere = result.dropped.filter((drop) => drop.category === "no_mirror").length;
+  const known = result.dropped.filter((drop) => drop.category === "known_drop").length;
   io.stdout.write(
-    `${suite}: ${String(result.kept.length)} kept, ${String(tried.length)} dropped${notHere > 0 ? `, ${String(notHere)} not proven on this machine (no mirror)` : ""} (reasons in ${layout.droppedFile})\n`,
+    `${suite}: ${String(result.kept.length)} kept, ${String(tried.length)} dropped${notHere > 0 ? `, ${String(notHere)} not proven on this machine (no mirror)` : ""}${known > 0 ? `, ${String(known)} left out as known drops` : ""} (reasons in ${layout.droppedFile})\n`,
   );
   if (result.unknown.length > 0) {
     throw new LabError("TASK_NOT_FOUND", `Not in the dataset: ${result.unknown.join(", ")}.`, {

@@ -48,6 +48,10 @@ export type ProofEvent =
       readonly suite: string;
       /** Tasks (or instances, or mined changes) this invocation will prove. */
       readonly total: number;
+      /** Each task's expected proof time (the ledger's reference), for the ETA; absent when unknown. */
+      readonly expectedMs?: Readonly<Record<string, number>> | undefined;
+      /** Tasks proven at once. */
+      readonly concurrency?: number | undefined;
     }
   | { readonly type: "proof:task:start"; readonly taskId: string }
   | {

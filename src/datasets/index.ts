@@ -6,3 +6,4 @@ export * from "./swebench/row.js";
 export * from "./swebench/scope.js";
 export * from "./difficulty.js";
 export * from "./predictions.js";
+export * from "./swebench/ledger.js";

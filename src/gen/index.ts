@@ -12,3 +12,20 @@ export {
   type RepoGenResult,
 } from "./repo/index.js";
 export { localProver, type ProofRequest, type TaskProver } from "./prover.js";
+export {
+  ledgerClassOf,
+  ledgerProofRun,
+  ledgerVerdict,
+  mergeLedgerSlice,
+  NO_MIRROR_REPOS,
+  unprovenRecord,
+  type LedgerFamily,
+  type LedgerSliceInput,
+} from "./ledger.js";
+export {
+  parseStartFacts,
+  readLedgerFile,
+  writeLedgerSlice,
+  type LedgerFamilySource,
+  type LedgerSliceOptions,
+} from "./ledger-slice.js";

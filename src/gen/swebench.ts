@@ -35,6 +35,7 @@ import {
 import { loadOracle, loadSuite, loadTask, readProofFile, suiteLayout } from "../suite/index.js";
 import { classifyProofs } from "./drop-reasons.js";
 import { judgeProof, writeProofFile } from "./prove.js";
+import { expectedProofMs, leaveOutKnownDrops, type LedgerUse } from "./ledger-use.js";
 import { localProver, type TaskProver } from "./prover.js";
 
 /** Options of `lab gen --suite swebench`. */
@@ -57,13 +58,15 @@ export interface SwebenchGenOptions {
   readonly repoConcurrency?: number | undefined;
   /** Where environments come from; default: lab's transcription of upstream's specs. */
   readonly environmentOf?: (row: SwebenchRow) => EnvironmentEntry | null;
+  /** What the gen takes from lab's ledger: instances to leave out, reference proof times. */
+  readonly ledger?: LedgerUse | undefined;
 }
 
 /** An instance gen did not keep, and why. */
 export interface DroppedInstance {
   readonly instance_id: string;
   readonly repo: string;
-  readonly category: DropCategory | "out_of_scope" | "invalid_row" | "no_mirror";
+  readonly category: DropCategory | "out_of_scope" | "invalid_row" | "no_mirror" | "known_drop";
   readonly reason: string;
 }
 
@@ -132,7 +135,14 @@ export async function generateSwebench(
       level: "warn",
       message: `skipping ${row.instanceId}: invalid row: ${row.reason}`,
     });
-  const { chosen, skipped, unknown } = selectRows(dataset.rows, options.selection);
+  const selected = selectRows(dataset.rows, options.selection);
+  const { skipped, unknown } = selected;
+  const { rows: chosen, left } = leaveOutKnownDrops(
+    selected.chosen,
+    options.ledger ?? {},
+    reporter,
+  );
+  dropped.push(...left);
   const repoOf = new Map(dataset.rows.map((row) => [row.instance_id, row.repo]));
   dropped.push(
     ...skipped.map((entry) => ({
@@ -373,6 +383,8 @@ export async function generateSwebench(
     type: "proof:start",
     suite: path.basename(options.suiteDir),
     total: chosen.length,
+    expectedMs: expectedProofMs(chosen, options.ledger ?? {}, options.concurrency, reporter),
+    concurrency: options.concurrency,
   });
   await runPool(chosen, options.concurrency, work, options.signal);
   reporter.emit({ type: "proof:end", kept: kept.length, dropped: chosen.length - kept.length });

@@ -15,8 +15,12 @@ export function renderGenSection(
   upstream: Readonly<Record<string, UpstreamIssue>> = {},
 ): string {
   const inScope = dropped.filter(
-    (drop) => drop.category !== "out_of_scope" && drop.category !== "no_mirror",
+    (drop) =>
+      drop.category !== "out_of_scope" &&
+      drop.category !== "no_mirror" &&
+      drop.category !== "known_drop",
   );
+  const known = dropped.filter((drop) => drop.category === "known_drop");
   const unproven = new Map<string, number>();
   for (const drop of dropped.filter((entry) => entry.category === "no_mirror"))
     unproven.set(drop.repo, (unproven.get(drop.repo) ?? 0) + 1);
@@ -37,6 +41,12 @@ export function renderGenSection(
             .join(
               ", ",
             )}. They are neither kept nor dropped; a gen with the repository at hand proves them.`,
+          "",
+        ]),
+    ...(known.length === 0
+      ? []
+      : [
+          `Left out as known drops (\`--skip-known-drops\`: the ledger drops them whatever the machine) (${String(known.length)}): ${known.map((drop) => `\`${drop.instance_id}\``).join(", ")}.`,
           "",
         ]),
     ...Object.entries(passWithoutFix)

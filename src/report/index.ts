@@ -16,3 +16,4 @@ export * from "./summary.js";
 export * from "./tables.js";
 export * from "./swebench-format.js";
 export { wilsonInterval } from "./stats.js";
+export * from "./ledger-section.js";

@@ -43,6 +43,12 @@ interface Progress {
   done: number;
   good: number;
   readonly inFlight: Map<string, InFlight>;
+  /** Each task's expected time (proofs: the ledger's reference), when known. */
+  readonly expectedMs?: Readonly<Record<string, number>> | undefined;
+  /** Tasks worked on at once. */
+  readonly concurrency?: number | undefined;
+  /** Tasks finished, by id. */
+  readonly finished?: Set<string>;
 }
 
 /** What a grading step is, in the words of the issue's phases: checkout, apply, install, tests. */
@@ -80,6 +86,23 @@ export function clock(ms: number): string {
     : `${String(minutes)}:${seconds}`;
 }
 
+/**
+ * From reference times: what the unfinished tasks are expected to take, less the time those in
+ * flight have had already, spread over the tasks worked on at once.
+ */
+export function expectedRemainingMs(
+  progress: Pick<Progress, "expectedMs" | "concurrency" | "finished" | "inFlight">,
+  now: number,
+): number {
+  let total = 0;
+  for (const [id, ms] of Object.entries(progress.expectedMs ?? {})) {
+    if (progress.finished?.has(id) === true) continue;
+    const flight = progress.inFlight.get(id);
+    total += Math.max(0, ms - (flight === undefined ? 0 : now - flight.startedAt));
+  }
+  return total / Math.max(1, progress.concurrency ?? 1);
+}
+
 /** A bar of `width` cells, `done` of `total` filled. */
 function bar(done: number, total: number, width: number): string {
   const filled = total === 0 ? width : Math.round((width * done) / total);
@@ -103,8 +126,13 @@ export function renderStatus(
 ): string {
   const elapsed = now - progress.startedAt;
   const remaining = progress.total - progress.done;
-  // From finished work: the rate so far, over what is left.
-  const eta = progress.done === 0 ? "–" : clock((elapsed / progress.done) * remaining);
+  const eta =
+    progress.expectedMs === undefined
+      ? // From finished work: the rate so far, over what is left.
+        progress.done === 0
+        ? "–"
+        : clock((elapsed / progress.done) * remaining)
+      : clock(expectedRemainingMs(progress, now));
   const width = Math.max(20, size.columns - 1);
   const head = `${String(progress.done)}/${String(progress.total)} ${progress.noun} · ${String(progress.good)} ${progress.goodWord} · ${clock(elapsed)} elapsed · ETA ${eta}`;
   const barWidth = Math.max(10, Math.min(30, width - head.length - 1));
@@ -210,6 +238,9 @@ export function createLiveReporter(sink: TerminalSink, options: LiveOptions): Re
             done: 0,
             good: 0,
             inFlight: new Map(),
+            expectedMs: event.expectedMs,
+            concurrency: event.concurrency,
+            finished: new Set(),
           });
           break;
         case "trial:start":
@@ -246,6 +277,7 @@ export function createLiveReporter(sink: TerminalSink, options: LiveOptions): Re
         case "proof:task:end":
           if (progress !== null) {
             progress.inFlight.delete(event.taskId);
+            progress.finished?.add(event.taskId);
             progress.done = event.done;
             if (event.kept) progress.good++;
           }

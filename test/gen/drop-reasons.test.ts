@@ -198,7 +198,7 @@ describe("judgeProof", () => {
     expect(renderGenSection(["a__b-1"], [], "2026-01-01")).not.toContain("Kept, though");
   });
 
-  it("counts instances of repositories without a mirror apart, per repository, never as kept or dropped", () => {
+  it("counts instances of repositories without a mirror, and known drops left out, apart, never as kept or dropped", () => {
     const noMirror = (id: string, repo: string) => ({
       instance_id: id,
       repo,
@@ -212,6 +212,7 @@ describe("judgeProof", () => {
         noMirror("django__django-2", "django/django"),
         noMirror("matplotlib__matplotlib-1", "matplotlib/matplotlib"),
         { instance_id: "a__b-2", repo: "a/b", category: "flaky", reason: "flips" },
+        { instance_id: "a__b-3", repo: "a/b", category: "known_drop", reason: "left out" },
       ],
       "2026-01-01",
     );
@@ -223,6 +224,11 @@ describe("judgeProof", () => {
     );
     expect(section).toContain("| `a__b-2` | flaky: flips |");
     expect(section).not.toContain("| `django__django-1`");
+    // Left out before any proof: named, but neither tried nor dropped here.
+    expect(section).toContain(
+      "Left out as known drops (`--skip-known-drops`: the ledger drops them whatever the machine) (1): `a__b-3`.",
+    );
+    expect(section).not.toContain("| `a__b-3`");
   });
 
   it("cites the upstream issue that reports a dropped instance's trouble in upstream's harness too", () => {
