@@ -91,26 +91,75 @@ export function clusterBootstrapInterval(
   if (!Number.isInteger(resamples) || resamples < 1)
     throw new RangeError(`bootstrap: resamples must be a positive integer, got ${resamples}`);
   if (values.length === 0) return { low: Number.NaN, high: Number.NaN };
-  const groups = groupIndices(clusters).map((group) =>
-    Float64Array.from(group, (index) => at(values, index)),
+  const groups = groupIndices(clusters);
+  // Values laid out cluster after cluster, as the draws index them.
+  const ordered = Float64Array.from(groups.flat(), (index) => at(values, index));
+  const { indices, ends } = drawClusterIndices(
+    groups.map((group) => group.length),
+    resamples,
+    seed,
   );
-  const g = groups.length;
-  const random = createRandom(seed);
   const estimates = new Float64Array(resamples);
-  for (let r = 0; r < resamples; r++) {
+  for (let r = 0, start = 0; r < resamples; r++) {
+    const end = ends[r] as number;
     let sum = 0;
-    let count = 0;
-    for (let c = 0; c < g; c++) {
-      const group = groups[Math.floor(random() * g)] as Float64Array;
-      const size = group.length;
-      for (let i = 0; i < size; i++) sum += group[Math.floor(random() * size)] as number;
-      count += size;
-    }
-    estimates[r] = sum / count;
+    for (let i = start; i < end; i++) sum += ordered[indices[i] as number] as number;
+    estimates[r] = sum / (end - start);
+    start = end;
   }
   estimates.sort();
   const tail = ((1 - confidence) / 2) * 100;
   return { low: percentileOf(estimates, tail), high: percentileOf(estimates, 100 - tail) };
+}
+
+/** The cluster draws last made, kept because a report draws the same ones for every tool and pair. */
+let lastDraw: { key: string; indices: Uint32Array; ends: Uint32Array } | null = null;
+
+/** The largest draw kept: 2^25 indices, 128 MB at most. */
+const MAX_KEPT_DRAW = 2 ** 25;
+
+/**
+ * The indices of `resamples` two-stage resamples of clusters of these sizes (values laid out
+ * cluster after cluster): per resample G clusters with replacement, then within each as many of
+ * its values as it has, with replacement; ends[r] is where resample r stops. They depend only
+ * on (seed, resamples, sizes), and a report bootstraps every tool and pair over the same tasks,
+ * so the last draw is kept (stats.ts keeps its own the same way).
+ */
+function drawClusterIndices(
+  sizes: readonly number[],
+  resamples: number,
+  seed: number,
+): { indices: Uint32Array; ends: Uint32Array } {
+  const key = `${String(seed)}/${String(resamples)}/${sizes.join(",")}`;
+  if (lastDraw?.key === key) return lastDraw;
+  const g = sizes.length;
+  const starts: number[] = [];
+  let total = 0;
+  for (const size of sizes) {
+    starts.push(total);
+    total += size;
+  }
+  const random = createRandom(seed);
+  let indices = new Uint32Array(Math.max(1, Math.ceil(total * resamples * 1.1)));
+  const ends = new Uint32Array(resamples);
+  let length = 0;
+  for (let r = 0; r < resamples; r++) {
+    for (let c = 0; c < g; c++) {
+      const cluster = Math.floor(random() * g);
+      const size = sizes[cluster] as number;
+      const start = starts[cluster] as number;
+      if (length + size > indices.length) {
+        const grown = new Uint32Array(Math.ceil((length + size) * 1.5));
+        grown.set(indices);
+        indices = grown;
+      }
+      for (let i = 0; i < size; i++) indices[length++] = start + Math.floor(random() * size);
+    }
+    ends[r] = length;
+  }
+  const draw = { key, indices, ends };
+  lastDraw = length <= MAX_KEPT_DRAW ? draw : null;
+  return draw;
 }
 
 /**
