@@ -3,6 +3,7 @@
  * test/report/power.test.ts); here, that the command reads its options and the suite and says
  * what the plan means for it.
  */
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
@@ -25,6 +26,18 @@ const plan = (...args: string[]) =>
 
 beforeAll(() => {
   writeFixtureSuite(evalsDir, "fixture", [addTask("alpha"), addTask("beta"), addTask("gamma")]);
+  // Four tasks in two repositories (task.json's repo): a suite that clusters.
+  const paired = ["one", "two", "three", "four"];
+  writeFixtureSuite(
+    evalsDir,
+    "paired",
+    paired.map((id) => addTask(id)),
+  );
+  paired.forEach((id, i) => {
+    const file = path.join(evalsDir, "paired", "tasks", id, "task.json");
+    const task = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+    writeFileSync(file, JSON.stringify({ ...task, repo: i < 2 ? "acme/a" : "acme/b" }));
+  });
 });
 
 describe("lab plan", () => {
@@ -166,6 +179,41 @@ describe("lab plan", () => {
     );
     expect(capped.stdout).toMatch(/^\| +1 \| McNemar exact test +\| +none enough \|/m);
     expect(capped.stdout).toContain("None enough: the run-to-run floor or the repositories cap");
+  });
+
+  it("takes a suite's own repositories as its clusters", async () => {
+    const result = await plan(
+      "--suite",
+      "paired",
+      "--baseline",
+      "0.3",
+      "--difference",
+      "0.15",
+      "--trials",
+      "1",
+      "--json",
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const json = JSON.parse(result.stdout) as {
+      clusters: { count: number; source: string; concentration: number; icc: number } | null;
+    };
+    expect(json.clusters).toEqual({
+      count: 2,
+      source: "paired's own",
+      concentration: 0.5,
+      icc: 0.05,
+    });
+    // Each task in a repository of its own: nothing clusters.
+    const flat = await plan(
+      "--suite",
+      "fixture",
+      "--baseline",
+      "0.3",
+      "--difference",
+      "0.15",
+      "--json",
+    );
+    expect((JSON.parse(flat.stdout) as { clusters: unknown }).clusters).toBeNull();
   });
 
   it("never plans below the run-to-run floor: 2 points at 1 trial per task is none enough", async () => {
