@@ -215,11 +215,14 @@ export function summarizeRun(
   );
   const bootOptions = { resamples: options.resamples ?? 10_000, seed: options.seed ?? 0 };
   const boot = bootstrapResolveRate(taskRates, bootOptions);
+  // A tool whose tasks fall in one cluster has no between-cluster spread to measure.
   const clusters =
     clustering === null ? null : attempted.map((group) => clustering.clusterOf(group.taskId));
-  const clusterBoot =
-    clusters === null ? null : clusterBootstrapInterval(taskRates, clusters, bootOptions);
-  const clusterSe = clusters === null ? null : clusteredStandardError(taskRates, clusters);
+  const isClustered = clusters !== null && clusterCount(clusters) >= 2;
+  const clusterBoot = isClustered
+    ? clusterBootstrapInterval(taskRates, clusters, bootOptions)
+    : null;
+  const clusterSe = isClustered ? clusteredStandardError(taskRates, clusters) : null;
   const resolveRate = attempted.length === 0 ? 0 : weighted.rate;
   const costPerTrial = mean(costs);
   const costTotal = costs.length === 0 ? null : costs.reduce((sum, cost) => sum + cost, 0);

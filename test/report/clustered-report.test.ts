@@ -119,6 +119,31 @@ describe("a suite whose tasks span several repositories", () => {
     expect(wrong.stderr).toContain('--cluster "colour": no task of the report has that field.');
   });
 
+  it("gives no clustered figures to a tool whose tasks are all in one repository", async () => {
+    const one = path.join(root, "one-repo");
+    const r0 = IDS.filter((id) => id.startsWith("r0"));
+    writeSyntheticRuns(one, [
+      { tool: "wide", suite: "s", tasks: TASKS, outcomes: outcomes((_, i) => i % 2 === 0) },
+      {
+        tool: "narrow",
+        suite: "s",
+        tasks: TASKS,
+        outcomes: Object.fromEntries(r0.map((id, i) => [id, [i % 2 === 0] as SyntheticOutcome[]])),
+      },
+    ]);
+    const loaded = await loadReport(one, "s");
+    const report = buildReport("s", loaded.runs, loaded.tasks);
+    const narrow = report.tools.find((tool) => tool.label === "narrow")?.summary;
+    expect(narrow).toMatchObject({
+      clusters: 1,
+      resolve_rate_cluster_se: null,
+      resolve_rate_cluster_boot_low: null,
+      resolve_rate_cluster_boot_high: null,
+    });
+    // Their pair shares one repository's tasks: compared on tasks alone.
+    expect(report.comparisons[0]).toMatchObject({ clustered: null, verdictIntervalKind: "tasks" });
+  });
+
   it("keeps to task-level figures when every task is its own repository", async () => {
     const flat = path.join(root, "flat");
     writeSyntheticRuns(flat, [
