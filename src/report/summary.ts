@@ -39,9 +39,10 @@ export interface ToolSummary {
   readonly resolve_rate: number;
   /**
    * Trials whose change applied to a fresh checkout / trials with a non-empty change; empty
-   * changes are counted apart (empty_changes), as upstream's empty_patch_instances.
+   * changes are counted apart (empty_changes), as upstream's empty_patch_instances. null when
+   * every change was empty (noop): there was nothing to apply.
    */
-  readonly apply_rate: number;
+  readonly apply_rate: number | null;
   /**
    * Total reported cost / tasks, in USD: what a task cost however many trials it had; null when
    * the tool reported none. Before, this field was the mean per trial (now cost_per_trial).
@@ -243,7 +244,7 @@ export function summarizeRun(
     trials: graded.length,
     resolved,
     resolve_rate: resolveRate,
-    apply_rate: graded.length === empty ? 0 : applied / (graded.length - empty),
+    apply_rate: graded.length === empty ? null : applied / (graded.length - empty),
     cost_per_task:
       costTotal === null || attempted.length === 0 ? null : costTotal / attempted.length,
     latency_mean_s: mean(latencies),
