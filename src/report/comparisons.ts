@@ -112,6 +112,7 @@ function explainDiscrepancy(
   confidence: number,
   level: number,
   stoppedAt: NamedComparison | null,
+  clustered: ClusteredDifference | null = null,
 ): string | null {
   if (comparison.verdict === "not_compared") return null;
   const excludesZero = interval.low > 0 || interval.high < 0;
@@ -119,10 +120,14 @@ function explainDiscrepancy(
   if (excludesZero === isDifferent) return null;
   const ci = `${confidenceText(confidence)} interval`;
   const discordant = comparison.aOnly + comparison.bOnly;
+  const resampled =
+    clustered === null
+      ? "a bootstrap"
+      : `a cluster-paired bootstrap (${String(clustered.clusters)} ${clusterWordsOf(clustered.field, clustered.clusters)}, then tasks)`;
   const methods =
     comparison.test === "mcnemar"
-      ? `the interval is a bootstrap over all ${String(comparison.tasks)} tasks, while McNemar's exact test weighs only the ${String(discordant)} task${discordant === 1 ? "" : "s"} where exactly one tool resolved`
-      : `the interval is a bootstrap of the mean difference over ${String(comparison.tasks)} tasks, while the Wilcoxon test ranks the per-task differences`;
+      ? `the interval is ${resampled} over all ${String(comparison.tasks)} tasks, while McNemar's exact test weighs only the ${String(discordant)} task${discordant === 1 ? "" : "s"} where exactly one tool resolved`
+      : `the interval is ${resampled} of the mean difference over ${String(comparison.tasks)} tasks, while the Wilcoxon test ranks the per-task differences`;
   if (isDifferent)
     return `The ${ci} reaches 0 although the test finds a difference: ${methods}; at this edge the two part, and the verdict follows the test.`;
   if (stoppedAt !== null)
@@ -130,7 +135,7 @@ function explainDiscrepancy(
   // With d discordant tasks McNemar's exact p cannot go below 2 / 2^d.
   const floor = Math.min(1, 2 * 0.5 ** discordant);
   if (comparison.test === "mcnemar" && floor >= level)
-    return `The ${ci} excludes 0, but with ${String(discordant)} task${discordant === 1 ? "" : "s"} where exactly one tool resolved, McNemar's exact test cannot reach the ${String(level)} level (its smallest p is ${pValue(floor).replace("p = ", "")}); the bootstrap over tasks has no such floor, and the verdict follows the test.`;
+    return `The ${ci} excludes 0, but with ${String(discordant)} task${discordant === 1 ? "" : "s"} where exactly one tool resolved, McNemar's exact test cannot reach the ${String(level)} level (its smallest p is ${pValue(floor).replace("p = ", "")}); the ${clustered === null ? "bootstrap over tasks" : "cluster-paired bootstrap"} has no such floor, and the verdict follows the test.`;
   return `The ${ci} excludes 0, but the test does not reach the ${String(level)} level (${pValue(comparison.pAdjusted)}): ${methods}, and with so few the test is the stricter; the verdict follows the test.`;
 }
 
@@ -272,6 +277,7 @@ export function buildComparisons(
       confidence,
       level,
       stoppedAt,
+      clustered,
     );
     const trials =
       comparison.test === "mcnemar"

@@ -119,6 +119,35 @@ describe("a suite whose tasks span several repositories", () => {
     expect(wrong.stderr).toContain('--cluster "colour": no task of the report has that field.');
   });
 
+  it("says why when the cluster-paired interval excludes 0 and the test cannot reach the level", async () => {
+    // Five repositories of four tasks, one task in each that only a resolves: McNemar's exact
+    // p is 2 / 2^5 however it is spread, while every repository shows a's lead.
+    const spread = path.join(root, "spread");
+    const ids = IDS.filter((id) => Number(id.slice(3)) < 4);
+    const only = (id: string) => id.endsWith("t0");
+    writeSyntheticRuns(spread, [
+      {
+        tool: "a",
+        suite: "s",
+        tasks: TASKS,
+        outcomes: Object.fromEntries(ids.map((id) => [id, [only(id)] as SyntheticOutcome[]])),
+      },
+      {
+        tool: "b",
+        suite: "s",
+        tasks: TASKS,
+        outcomes: Object.fromEntries(ids.map((id) => [id, [false] as SyntheticOutcome[]])),
+      },
+    ]);
+    const loaded = await loadReport(spread, "s");
+    const [pair] = buildReport("s", loaded.runs, loaded.tasks).comparisons;
+    expect(pair).toMatchObject({ verdict: "not_significant", verdictIntervalKind: "clusters" });
+    expect(pair?.verdictInterval.low).toBeGreaterThan(0);
+    expect(pair?.discrepancy).toBe(
+      "The 95% interval excludes 0, but with 5 tasks where exactly one tool resolved, McNemar's exact test cannot reach the 0.05 level (its smallest p is 0.063); the cluster-paired bootstrap has no such floor, and the verdict follows the test.",
+    );
+  });
+
   it("gives no clustered figures to a tool whose tasks are all in one repository", async () => {
     const one = path.join(root, "one-repo");
     const r0 = IDS.filter((id) => id.startsWith("r0"));
