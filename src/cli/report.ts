@@ -1,8 +1,10 @@
+import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { isLabError, LabError, UsageError } from "../core/index.js";
+import { isLabError, LabError, UsageError, type TrialResult } from "../core/index.js";
 import type { LabSettings } from "../config/index.js";
 import {
   buildReport,
+  checkGate,
   describeUnfinishedRuns,
   loadReport,
   withAuditOutcomes,
@@ -15,7 +17,15 @@ import {
   reportJson,
   type SwebenchRunReport,
 } from "../report/index.js";
-import { listRuns, readTrialResults, writeFileAtomic, type RunTasks } from "../store/index.js";
+import {
+  listRuns,
+  readTrialResults,
+  trialPaths,
+  writeFileAtomic,
+  type RunPaths,
+  type RunTasks,
+} from "../store/index.js";
+import { rateOption } from "./plan.js";
 import { listSuites, loadSuite, readAuditOutcomes } from "../suite/index.js";
 import {
   defineCommand,
@@ -99,7 +109,7 @@ export const reportCommand = defineCommand({
   summary:
     "Summarize the runs over a suite: per tool the resolve rate with 95% intervals, patch-apply rate, cost, latency, tokens and infrastructure errors; pass@k and consistency over repeated trials; paired comparisons with a verdict; slices by repository, difficulty and task metadata.",
   usage:
-    "report --suite S [--run-id ID ...] [--slice FIELD ...] [--level P] [--config FILE] [--json | --csv | --format F] [--html FILE]",
+    "report --suite S [--run-id ID ...] [--slice FIELD ...] [--cluster FIELD] [--level P] [--config FILE] [--json | --csv | --format F] [--html FILE] [--fail-under RATE [--ci]] [--no-worse-than B] [--tool T ...]",
   options: {
     suite: { type: "string", value: "S", description: "The suite to report on" },
     "run-id": {
@@ -116,10 +126,40 @@ export const reportCommand = defineCommand({
       description:
         "Also slice by this task metadata field (repeatable; repository and difficulty slices are shown without it)",
     },
+    cluster: {
+      type: "string",
+      value: "FIELD",
+      description:
+        "Cluster tasks by this field for the clustered intervals (default repo: used when the tasks span several repositories, some with two tasks or more)",
+    },
     level: {
       type: "string",
       value: "P",
       description: "Significance level of the comparison verdicts (default 0.05)",
+    },
+    "fail-under": {
+      type: "string",
+      value: "RATE",
+      description:
+        "Exit 1 when a tool's resolve rate (with --ci, the lower end of its 95% interval) is under RATE, e.g. 0.4 or 40%",
+    },
+    ci: {
+      type: "boolean",
+      description:
+        "With --fail-under: compare the interval's lower end (the cluster bootstrap's when tasks are clustered, else Wilson's)",
+    },
+    "no-worse-than": {
+      type: "string",
+      value: "B",
+      description:
+        "Exit 1 when a tool is worse than tool B with significance (the report's paired verdict)",
+    },
+    tool: {
+      type: "string",
+      value: "T",
+      multiple: true,
+      description:
+        "The tools --fail-under and --no-worse-than check, by report name (repeatable; default every tool but B)",
     },
     json: {
       type: "boolean",
@@ -158,17 +198,40 @@ outcome. When lab.config.json declares training cutoffs ("models": {"NAME": {"cu
 and after the cutoff is compared (Fisher's exact test; a permutation test with repeated trials).
 A run still in progress is reported as far as it got, and said so.
 
+When the tasks span several repositories (some with two tasks or more), or with --cluster
+FIELD, each rate also gets a cluster-robust standard error and a cluster bootstrap interval
+(repositories, then tasks within them), and each pair's verdict rests on a cluster-paired
+interval. When the runs read cover different task sets, the report says so at its top.
+
+As a CI gate, --fail-under and --no-worse-than print the report as usual and set the exit code.
+Exit codes: 0 the report was made and every gate held; 1 a gate failed (each failure is said on
+stderr), or an error such as no runs of the suite; 2 a usage error.
+
 Examples:
   lab report --suite starter
   lab report --suite starter --slice kind --slice scope
   lab report --suite starter --format json-full > report.json
-  lab report --suite starter --html report.html`,
+  lab report --suite starter --html report.html
+  lab report --suite starter --fail-under 0.5 --tool my-agent
+  lab report --suite starter --fail-under 40% --ci --no-worse-than baseline`,
   async run(args, io) {
     const suite = suiteFrom(args, "report");
     const format = formatFrom(args);
     const level = levelFrom(args);
     const settings = settingsFrom(args, io);
     const runIds = listOption(args, "run-id");
+    const failUnder = rateOption(args, "fail-under", { required: false });
+    const useInterval = flagOption(args, "ci");
+    if (useInterval && failUnder === undefined)
+      throw new UsageError(
+        "--ci goes with --fail-under RATE: it compares the interval's lower end.",
+      );
+    const noWorseThan = stringOption(args, "no-worse-than");
+    const gateTools = listOption(args, "tool") ?? [];
+    if (gateTools.length > 0 && failUnder === undefined && noWorseThan === undefined)
+      throw new UsageError(
+        "--tool names the tools a gate checks: add --fail-under or --no-worse-than.",
+      );
     const loaded = await loadReport(settings.runsDir, suite, runIds).catch(
       async (error: unknown) => {
         throw runIds === undefined ? await unknownSuiteOr(error, suite, settings, io.cwd) : error;
@@ -183,8 +246,16 @@ Examples:
         level,
         slices: listOption(args, "slice") ?? [],
         cutoffs: configFrom(args, io).models,
+        ...withCluster(stringOption(args, "cluster")),
       },
     );
+    if (report.taskSetNote !== null && format !== "markdown")
+      io.stderr.write(`lab: ${report.taskSetNote}\n`);
+    // Checked before printing so a misnamed --tool fails at once, printed after the report.
+    const gate =
+      failUnder === undefined && noWorseThan === undefined
+        ? null
+        : checkGate(report, { failUnder, useInterval, noWorseThan, tools: gateTools });
     const html = stringOption(args, "html");
     if (html !== undefined) {
       const file = path.resolve(io.cwd, html);
@@ -205,15 +276,17 @@ Examples:
       // Upstream's run report, one per run, for comparing verdicts with the official harness.
       const documents: Record<string, SwebenchRunReport> = {};
       for (const run of loaded.runs) {
+        const results = await readTrialResults(run.paths);
         documents[run.record.runId] = renderSwebenchReport(
           run.record,
-          await readTrialResults(run.paths),
+          results,
           Object.keys(loaded.tasks),
+          await firstTrialLogs(run.paths, results),
         );
       }
       // One shape however many runs: run id to its document.
       io.stdout.write(`${JSON.stringify(documents, null, 2)}\n`);
-      return 0;
+      return gateExit(gate, io);
     }
     const summaries = report.tools.map((tool) => tool.summary);
     const output =
@@ -225,9 +298,23 @@ Examples:
             ? renderCsv(summaries)
             : renderReportMarkdown(report);
     io.stdout.write(output);
-    return 0;
+    return gateExit(gate, io);
   },
 });
+
+/** The --cluster option as report options: absent means the default, repo. */
+function withCluster(field: string | undefined): { cluster?: string } {
+  return field === undefined ? {} : { cluster: field };
+}
+
+/** Says how the gate went on stderr, and its exit code: 1 when it failed. */
+function gateExit(gate: ReturnType<typeof checkGate> | null, io: CliIO): number {
+  if (gate === null) return 0;
+  for (const failure of gate.failures) io.stderr.write(`lab: gate failed: ${failure}\n`);
+  if (gate.failures.length > 0) return 1;
+  io.stderr.write(`lab: gate held (${gate.checked.join("; ")}).\n`);
+  return 0;
+}
 
 /**
  * The report's task facts with what the suite folder adds when it is still there: each task's
@@ -244,4 +331,22 @@ async function withSuiteFacts(
   );
   if (suite === null) return loaded.tasks;
   return withAuditOutcomes(loaded.tasks, await readAuditOutcomes(suite.dir));
+}
+
+/**
+ * Each first trial's grader log (and an infrastructure error's message), for upstream's failure
+ * classification; a trial without a log has none.
+ */
+async function firstTrialLogs(
+  run: RunPaths,
+  results: readonly TrialResult[],
+): Promise<Map<string, string>> {
+  const logs = new Map<string, string>();
+  for (const result of results) {
+    if (result.trial !== 1 || result.resolved === true) continue;
+    const log = await readFile(trialPaths(run, result.taskId, 1).graderLog, "utf8").catch(() => "");
+    const message = result.outcome.kind === "infra_error" ? result.outcome.message : "";
+    logs.set(result.taskId, [log, message].filter((text) => text !== "").join("\n"));
+  }
+  return logs;
 }

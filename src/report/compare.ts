@@ -92,19 +92,21 @@ export function holmAdjust(pValues: readonly number[]): number[] {
 }
 
 /**
- * A comparison's plain-words outcome, read as "a is ... b"; "not_compared" when the tools share
- * no graded task, so there is nothing to test.
+ * A comparison's plain-words outcome, read as "a is ... b"; "not_significant" when the data do
+ * not show a difference at the level (never "tied": 2/2 against 0/2 is not a tie, only too
+ * little to tell); "not_compared" when the tools share no graded task, so there is nothing to test.
  */
-export type Verdict = "better" | "tied" | "worse" | "not_compared";
+export type Verdict = "better" | "not_significant" | "worse" | "not_compared";
 
 /** A verdict as a table shows it. */
 export function verdictWords(verdict: Verdict): string {
-  return verdict === "not_compared" ? "not compared" : verdict;
+  if (verdict === "not_compared") return "not compared";
+  return verdict === "not_significant" ? "not significantly different" : verdict;
 }
 
-/** "better" or "worse" when p < level, by the sign of the difference a - b; otherwise "tied". */
+/** "better" or "worse" when p < level, by the sign of the difference a - b; else "not_significant". */
 export function decideVerdict(difference: number, pValue: number, level = 0.05): Verdict {
-  if (!(pValue < level) || difference === 0 || Number.isNaN(difference)) return "tied";
+  if (!(pValue < level) || difference === 0 || Number.isNaN(difference)) return "not_significant";
   return difference > 0 ? "better" : "worse";
 }
 
@@ -160,7 +162,7 @@ export function sharedTallies(a: TaskTallies, b: TaskTallies): [TaskTally, TaskT
 /**
  * Compares a with b on the tasks both attempted (ids present in both with at least one trial).
  * With no such task there is nothing to compare: rates, interval and p-values are NaN (null in
- * JSON) and the verdict is "not_compared", never a p = 1 "tied".
+ * JSON) and the verdict is "not_compared", never a p = 1 "not_significant".
  */
 export function comparePair(
   a: TaskTallies,

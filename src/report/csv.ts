@@ -38,11 +38,21 @@ export const CSV_COLUMNS: readonly (keyof ToolSummary)[] = [
   "run_trials_done",
   "run_trials_planned",
   "run_updated_at",
+  "cost_per_trial",
+  "empty_changes",
+  "resolve_rate_se",
+  "cluster_field",
+  "clusters",
+  "resolve_rate_cluster_se",
+  "resolve_rate_cluster_boot_low",
+  "resolve_rate_cluster_boot_high",
+  "is_isolated",
 ];
 
 /** One CSV field, RFC 4180 style: quoted when it holds a comma, quote or line break; null is empty. */
-function field(value: string | number | null): string {
+function field(value: string | number | boolean | null): string {
   if (value === null) return "";
+  if (typeof value === "boolean") return value ? "true" : "false";
   const text = String(typeof value === "number" ? cleanNumber(value) : value);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }

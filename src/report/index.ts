@@ -3,6 +3,7 @@ export * from "./comparisons.js";
 export * from "./contamination.js";
 export * from "./csv.js";
 export * from "./format.js";
+export * from "./gate.js";
 export * from "./html/details.js";
 export * from "./html/page.js";
 export * from "./integrity.js";

@@ -14,7 +14,8 @@ import {
   seconds,
   tokens,
 } from "./format.js";
-import type { SuiteReport, ToolReport } from "./model.js";
+import { clusterWords, type SuiteReport, type ToolReport } from "./model.js";
+import { widening, WIDENING_WORTH_SAYING } from "./cluster.js";
 import { shortTime, type RunUsed } from "./runs.js";
 import { renderContaminationMarkdown } from "./contamination.js";
 import { renderIntegrityMarkdown } from "./integrity.js";
@@ -80,7 +81,37 @@ function renderRuns(report: SuiteReport): string {
   const notes = report.runs
     .filter((run) => run.note !== null)
     .map((run) => `- ${run.label} (${run.run_id}): ${String(run.note)}.`);
-  return `Runs read:\n\n${table}\n${notes.length === 0 ? "" : `\n${notes.join("\n")}\n`}`;
+  const taskSets = report.taskSetNote === null ? "" : `\n${report.taskSetNote}\n`;
+  return `Runs read:\n\n${table}\n${notes.length === 0 ? "" : `\n${notes.join("\n")}\n`}${taskSets}`;
+}
+
+/** How the report's intervals treat clustered tasks, in a sentence; null when not clustered. */
+export function clusteringNote(report: SuiteReport): string | null {
+  const { clustering } = report;
+  if (clustering === null) return null;
+  return `The ${String(clustering.tasks)} tasks fall in ${String(clustering.clusters)} ${clusterWords(clustering.field, clustering.clusters)}, and a tool's results on one ${clusterWords(clustering.field, 1)} move together: beside the task-level figures, each rate has a cluster-robust standard error and a cluster bootstrap interval (${clusterWords(clustering.field)} resampled, then tasks within them), and each pair's verdict rests on a cluster-paired interval.`;
+}
+
+/** The tools whose cluster interval is over 1.5 times as wide as their task-level one, in words. */
+export function wideningNote(report: SuiteReport): string | null {
+  const { clustering } = report;
+  if (clustering === null) return null;
+  const widened = report.tools.flatMap((tool) => {
+    const s = tool.summary;
+    if (s.resolve_rate_cluster_boot_low === null || s.resolve_rate_cluster_boot_high === null)
+      return [];
+    if (s.resolve_rate_boot_low === null || s.resolve_rate_boot_high === null) return [];
+    const ratio = widening(
+      { low: s.resolve_rate_cluster_boot_low, high: s.resolve_rate_cluster_boot_high },
+      { low: s.resolve_rate_boot_low, high: s.resolve_rate_boot_high },
+    );
+    return ratio > WIDENING_WORTH_SAYING
+      ? [`${tool.label} ${Number.isFinite(ratio) ? `${ratio.toFixed(1)} times` : "from nothing"}`]
+      : [];
+  });
+  return widened.length === 0
+    ? null
+    : `Clustering by ${clusterWords(clustering.field, 1)} widens the bootstrap interval more than 1.5 times: ${widened.join(", ")}.`;
 }
 
 /** The smallest difference a pair could detect, as a cell: "+45.0" points, or "–". */
@@ -133,7 +164,7 @@ export function comparisonMethod(report: SuiteReport): string {
         .map((c) => confidenceText(c.verdictConfidence)),
     ),
   ];
-  return `Only tasks both tools have graded trials on count; a pair with none is not compared. The test is McNemar's exact test on per-task outcomes when each tool has one trial per task, else the Wilcoxon signed-rank test on per-task resolve rates${holm ? "; p-values are Holm-adjusted over the pairs compared" : ""}. Level ${String(report.level)}. The interval of a - b is a paired bootstrap over tasks at the confidence the pair's test is held to (${confidences.join(", ") || "–"}${holm ? ": Holm's step for that pair" : ""}), so it excludes 0 when the verdict is a difference, unless the sentence says why not. Detectable: the smallest difference above the lower rate that these tasks and trials would find 80% of the time (tools independent on a task; see \`lab plan\`).`;
+  return `Only tasks both tools have graded trials on count; a pair with none is not compared. The test is McNemar's exact test on per-task outcomes when each tool has one trial per task, else the Wilcoxon signed-rank test on per-task resolve rates${holm ? "; p-values are Holm-adjusted over the pairs compared" : ""}. Level ${String(report.level)}. The interval of a - b is a paired bootstrap over tasks at the confidence the pair's test is held to (${confidences.join(", ") || "–"}${holm ? ": Holm's step for that pair" : ""}), so it excludes 0 when the verdict is a difference, unless the sentence says why not.${report.clustering === null ? "" : ` The tasks are clustered by ${clusterWords(report.clustering.field, 1)}: the interval shown is the cluster-paired bootstrap (${clusterWords(report.clustering.field)} resampled, then tasks within them), and a difference the test finds stands only when that interval excludes 0.`} Detectable: the smallest difference above the lower rate that these tasks and trials would find 80% of the time (tools independent on a task; see \`lab plan\`).`;
 }
 
 /**
@@ -167,6 +198,16 @@ function renderRates(report: SuiteReport): string {
     String(row.trials),
     percentInterval(row.resolve_rate_boot_low, row.resolve_rate_boot_high),
     String(row.tasks),
+    ...(report.clustering === null
+      ? []
+      : [
+          decimal(row.resolve_rate_se === null ? null : row.resolve_rate_se * 100, 1),
+          decimal(
+            row.resolve_rate_cluster_se === null ? null : row.resolve_rate_cluster_se * 100,
+            1,
+          ),
+          percentInterval(row.resolve_rate_cluster_boot_low, row.resolve_rate_cluster_boot_high),
+        ]),
     dollars(row.cost_total),
     dollars(row.cost_per_resolved),
     seconds(row.latency_p90_s),
@@ -185,6 +226,13 @@ function renderRates(report: SuiteReport): string {
     "trials",
     "95% CI (bootstrap)",
     "tasks",
+    ...(report.clustering === null
+      ? []
+      : [
+          "SE (tasks, points)",
+          `SE (clustered, points)`,
+          `95% CI (cluster bootstrap over ${clusterWords(report.clustering.field)})`,
+        ]),
     "total cost",
     "cost/resolved",
     "p90 latency",
@@ -203,6 +251,14 @@ function renderRates(report: SuiteReport): string {
       : [
           `Tasks have unequal numbers of graded trials (${unequal.map((tool) => `${tool.label}: ${String(tool.summary.trials_per_task_min)} to ${String(tool.summary.trials_per_task)}`).join(", ")}): the resolve rate weighs every task the same (the mean of per-task rates), as the bootstrap and the comparisons do, and the Wilson interval counts the trials that weighting is worth (Kish's effective number).`,
         ]),
+    ...[clusteringNote(report), wideningNote(report)].filter(
+      (line): line is string => line !== null,
+    ),
+    ...(report.tools.some((tool) => tool.summary.empty_changes > 0)
+      ? [
+          `Empty changes, counted apart from the apply rate (which is over non-empty changes): ${report.tools.map((tool) => `${tool.label} ${String(tool.summary.empty_changes)}`).join(", ")}.`,
+        ]
+      : []),
     infra.length === 0
       ? "No infrastructure errors."
       : `Infrastructure errors, left out of every rate: ${infra.map((tool) => `${tool.label} ${String(tool.summary.infra_errors)}`).join(", ")}.`,

@@ -2,7 +2,7 @@
  * The suite report as data: a pure function of stored runs and task facts. Every rendering
  * (Markdown, JSON, CSV, HTML, the tier READMEs) is made from this one model.
  */
-import type { Outcome, RunRecord } from "../core/index.js";
+import { LabError, type Outcome, type RunRecord } from "../core/index.js";
 import type { RunTasks, TrialRow } from "../store/index.js";
 import { buildComparisons, type ComparisonReport } from "./comparisons.js";
 import { describeRunsUsed, runLabels, type RunUsed } from "./runs.js";
@@ -10,7 +10,13 @@ import { buildSlices, type SliceTable } from "./slices.js";
 import { buildContamination, type ContaminationReport } from "./contamination.js";
 import { buildIntegrity, type IntegrityReport } from "./integrity.js";
 import { consistency, flipRate, passAtK, passHatK, type TaskTallies } from "./stats.js";
-import { groupByTask, summarizeRun, type SummaryOptions, type ToolSummary } from "./summary.js";
+import {
+  groupByTask,
+  summarizeRun,
+  type Clustering,
+  type SummaryOptions,
+  type ToolSummary,
+} from "./summary.js";
 
 /** A run as the report reads it from the store. */
 export interface ReportRun {
@@ -28,6 +34,17 @@ export interface ReportOptions extends SummaryOptions {
   readonly slices?: readonly string[];
   /** Training cutoffs by model (or tool) name, from lab.config.json, for the contamination slice. */
   readonly cutoffs?: Readonly<Record<string, { readonly cutoff: string }>>;
+  /** The task field to cluster by: "repo" (the default) or a metadata field. */
+  readonly cluster?: string;
+}
+
+/** How the report's tasks are clustered, when they are. */
+export interface ClusteringReport {
+  /** "repo" or the metadata field. */
+  readonly field: string;
+  /** Clusters among the report's tasks. */
+  readonly clusters: number;
+  readonly tasks: number;
 }
 
 /** One trial in the per-task grid. */
@@ -103,6 +120,66 @@ export interface SuiteReport {
   readonly integrity: IntegrityReport;
   /** Each tool's rate on tasks fixed before and after its model's training cutoff. */
   readonly contamination: ContaminationReport;
+  /**
+   * How tasks are clustered: by repository when they span several with more than one task in
+   * some (or by --cluster FIELD); null when they are not, and every interval is task-level.
+   */
+  readonly clustering: ClusteringReport | null;
+  /** When the runs read differ in their task sets: which, and how many tasks each; else null. */
+  readonly taskSetNote: string | null;
+}
+
+/** A cluster field in words: "repository" or the metadata field's name. */
+export function clusterWords(field: string, count = 2): string {
+  if (field === "repo") return count === 1 ? "repository" : "repositories";
+  return `${field} value${count === 1 ? "" : "s"}`;
+}
+
+/**
+ * The report's clustering: by `field` ("repo" unless --cluster names another) when the tasks
+ * have it and it groups them into at least two clusters, one of them with two tasks or more
+ * (every task a cluster of its own is the task level). A task without the field is a cluster
+ * of its own. A field no task has is an error when asked for, and no clustering by default.
+ */
+export function clusteringOf(
+  taskIds: readonly string[],
+  tasks: RunTasks,
+  requested: string | undefined,
+): (Clustering & { readonly clusters: number }) | null {
+  const field = requested ?? "repo";
+  const valueOf = (id: string): string | null => {
+    const task = tasks[id];
+    if (task === undefined) return null;
+    const value = field === "repo" ? task.repo : task.metadata[field];
+    return value === undefined || value === null ? null : String(value);
+  };
+  const values = new Map(taskIds.map((id) => [id, valueOf(id)]));
+  if (requested !== undefined && [...values.values()].every((value) => value === null))
+    throw new LabError("USAGE", `--cluster "${requested}": no task of the report has that field.`, {
+      hint: "Cluster by repo (the default) or a metadata field the tasks have (see --slice).",
+    });
+  const clusterOf = (id: string): string => {
+    const value = values.get(id) ?? valueOf(id);
+    // The task id, apart from any value: a task without the field clusters with nothing.
+    return value === null ? `\u0000${id}` : `=${value}`;
+  };
+  const clusters = new Set(taskIds.map(clusterOf)).size;
+  if (clusters < 2 || clusters >= taskIds.length) return null;
+  return { field, clusterOf, clusters };
+}
+
+/** Names the runs when they were made over different task sets; null when they were not. */
+export function describeTaskSets(
+  runs: readonly ReportRun[],
+  labels: readonly string[],
+): string | null {
+  const sets = runs.map((run) => [...new Set(run.record.taskIds)].sort().join("\n"));
+  if (new Set(sets).size < 2) return null;
+  const named = runs.map(
+    (run, index) =>
+      `${labels[index] ?? run.record.tool} (${run.record.runId}): ${String(new Set(run.record.taskIds).size)} tasks`,
+  );
+  return `The runs read cover different task sets: ${named.join("; ")}. Each comparison uses only the tasks its two runs share, and says how many.`;
 }
 
 function passCurve(graded: readonly (readonly boolean[])[], maxK: number): PassAtKPoint[] {
@@ -137,6 +214,10 @@ export function buildReport(
   const resamples = options.resamples ?? 10_000;
   const seed = options.seed ?? 0;
   const labels = runLabels(runs.map((run) => run.record));
+  const allTaskIds = [
+    ...new Set(runs.flatMap((run) => run.trials.map((row) => row.taskId))),
+  ].sort();
+  const clustering = clusteringOf(allTaskIds, tasks, options.cluster);
 
   const tools: ToolReport[] = [];
   const grouped: { label: string; groups: ReturnType<typeof groupByTask> }[] = [];
@@ -147,7 +228,7 @@ export function buildReport(
     const attempted = groups.map((group) => group.graded).filter((graded) => graded.length > 0);
     grouped.push({ label, groups });
     const summary = {
-      ...summarizeRun(run.record, run.trials, { resamples, seed }, groups),
+      ...summarizeRun(run.record, run.trials, { resamples, seed }, groups, clustering),
       label,
     };
     const trialTallies = new Map<number, { trials: number; resolved: number }>();
@@ -202,7 +283,7 @@ export function buildReport(
       ),
     );
   }
-  const comparisons = buildComparisons(tallies, { level, resamples, seed });
+  const comparisons = buildComparisons(tallies, { level, resamples, seed, clustering });
 
   return {
     runs: describeRunsUsed(runs, labels),
@@ -218,5 +299,10 @@ export function buildReport(
     slices: buildSlices(grouped, tasks, options.slices),
     integrity: buildIntegrity(grouped, level),
     contamination: buildContamination(grouped, tasks, options.cutoffs ?? {}, { level, seed }),
+    clustering:
+      clustering === null
+        ? null
+        : { field: clustering.field, clusters: clustering.clusters, tasks: allTaskIds.length },
+    taskSetNote: describeTaskSets(runs, labels),
   };
 }

@@ -246,3 +246,116 @@ function checkDesign(design: PairedDesign): void {
   if (!(level > 0 && level < 1))
     throw new RangeError(`level must be between 0 and 1, got ${level}`);
 }
+
+/**
+ * The spread of one tool's resolve rate between runs that the plan never assumes away: 1.5
+ * points, the smallest standard deviation between runs of one agent that published studies find
+ * (arXiv 2602.07150). Each of lab's trials is a run of its own, so K trials divide its variance by K.
+ */
+export const RUN_TO_RUN_SD = 0.015;
+
+/** The intraclass correlation `lab plan` assumes for clustered tasks unless told another. */
+export const DEFAULT_ICC = 0.05;
+
+/** What the plan adds to the paired model: clustered tasks and a floor on run-to-run variance. */
+export interface PlanAdjustments {
+  /**
+   * How concentrated the tasks are in clusters: the sum over clusters of the squared share of
+   * tasks, 1 / G for G clusters of equal size; 0 when tasks are not clustered.
+   */
+  readonly concentration: number;
+  /** The intraclass correlation of per-task differences within a cluster. */
+  readonly icc: number;
+  /** The floor of each tool's run-to-run standard deviation, in rate (0.015 is 1.5 points). */
+  readonly runSd: number;
+}
+
+/** The concentration of tasks spread over clusters of these sizes: sum of squared shares. */
+export function clusterConcentration(sizes: readonly number[]): number {
+  const total = sizes.reduce((sum, size) => sum + size, 0);
+  if (total === 0 || sizes.length < 2) return 0;
+  return sizes.reduce((sum, size) => sum + (size / total) ** 2, 0);
+}
+
+/**
+ * Kish's design effect of N tasks clustered with this concentration and correlation:
+ * 1 + (N * concentration - 1) * icc, N * concentration being the mean cluster size a task sees.
+ */
+export function designEffect(tasks: number, concentration: number, icc: number): number {
+  if (concentration === 0 || icc === 0) return 1;
+  return Math.max(1, 1 + (tasks * concentration - 1) * icc);
+}
+
+/**
+ * How many independent tasks N clustered tasks are worth to the paired test, once each tool's
+ * run-to-run variance is floored: (V / Var) / design effect, V the model's variance of a task's
+ * difference and Var the variance of the mean difference with each tool's floored.
+ */
+export function effectiveTasks(design: PairedDesign, adjustments: PlanAdjustments): number {
+  const { tasks, trials, baseline, difference } = design;
+  const rateA = baseline + difference;
+  const varianceA = (rateA * (1 - rateA)) / trials;
+  const varianceB = (baseline * (1 - baseline)) / trials;
+  const floor = adjustments.runSd ** 2 / trials;
+  const total = Math.max(varianceA / tasks, floor) + Math.max(varianceB / tasks, floor);
+  const independent = total === 0 ? tasks : (varianceA + varianceB) / total;
+  return independent / designEffect(tasks, adjustments.concentration, adjustments.icc);
+}
+
+/**
+ * The fewest tasks that reach `power` once clustering and the run-to-run floor are counted: the
+ * smallest N worth the tasks the model alone needs; null when no N is (the floor, or clusters too
+ * few, cap what more tasks can add).
+ */
+export function adjustedTasksNeeded(
+  design: Omit<PairedDesign, "tasks">,
+  adjustments: PlanAdjustments,
+  power = 0.8,
+  maxTasks = 1_000_000,
+): number | null {
+  const needed = tasksNeeded(design, power, maxTasks);
+  if (needed === null) return null;
+  const worth = (tasks: number): number => effectiveTasks({ ...design, tasks }, adjustments);
+  // Worth grows with N until the floor or the clusters cap it, then falls: walk up by doubling
+  // while it still grows, then bisect the first crossing.
+  let high = needed;
+  while (worth(high) < needed) {
+    const next = Math.min(maxTasks, high * 2);
+    if (next === high || worth(next) <= worth(high)) return null;
+    high = next;
+  }
+  let low = Math.max(needed - 1, Math.floor(high / 2));
+  if (worth(low) >= needed) return low;
+  while (high - low > 1) {
+    const mid = Math.floor((low + high) / 2);
+    if (worth(mid) >= needed) high = mid;
+    else low = mid;
+  }
+  return high;
+}
+
+/**
+ * The smallest difference N clustered tasks detect with `power` once clustering and the floor
+ * are counted, to 0.1 points; null when even a rate of 100% would not be found.
+ */
+export function adjustedDetectableDifference(
+  design: Omit<PairedDesign, "difference">,
+  adjustments: PlanAdjustments,
+  power = 0.8,
+): number | null {
+  checkDesign({ ...design, difference: 0 });
+  const most = 1 - design.baseline;
+  const reaches = (difference: number): boolean => {
+    const tasks = Math.floor(effectiveTasks({ ...design, difference }, adjustments));
+    return tasks >= 1 && pairedPower({ ...design, tasks, difference }) >= power;
+  };
+  if (most <= 0 || !reaches(most)) return null;
+  let low = 0;
+  let high = most;
+  while (high - low > 0.0005) {
+    const mid = (low + high) / 2;
+    if (reaches(mid)) high = mid;
+    else low = mid;
+  }
+  return Math.round(high * 1000) / 1000;
+}

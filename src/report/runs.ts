@@ -24,9 +24,17 @@ export interface RunUsed {
   readonly updated_at: string;
   /** Completed with every planned trial finished. */
   readonly is_complete: boolean;
-  /** Why this run was read when it is incomplete or newer runs were passed over; null otherwise. */
+  /**
+   * Why this run was read when it is incomplete or newer runs were passed over, and that it was
+   * not isolated when it ran with `--sandbox none`; null otherwise.
+   */
   readonly note: string | null;
+  /** No invocation of the run used the `none` sandbox. */
+  readonly is_isolated: boolean;
 }
+
+/** What a report says of a run made with `--sandbox none`, in every format. */
+export const NOT_ISOLATED = "not isolated: the tool could read the oracle (--sandbox none)";
 
 /** A run chosen for a report, with why, when that needs saying. */
 export interface SelectedRun<R> {
@@ -128,6 +136,14 @@ export function describeRunsUsed(
     const planned = record.taskIds.length * record.trials;
     const done = run.trials.length;
     const isComplete = record.status === "completed" && done >= planned;
+    const note =
+      run.note ??
+      (isComplete
+        ? null
+        : record.status === "completed"
+          ? `${String(planned - done)} planned trial(s) have no result`
+          : `the run is ${record.status}: ${String(done)} of ${String(planned)} trials finished`);
+    const isolated = isIsolated(record);
     return {
       run_id: record.runId,
       tool: record.tool,
@@ -139,13 +155,8 @@ export function describeRunsUsed(
       created_at: record.createdAt,
       updated_at: record.updatedAt,
       is_complete: isComplete,
-      note:
-        run.note ??
-        (isComplete
-          ? null
-          : record.status === "completed"
-            ? `${String(planned - done)} planned trial(s) have no result`
-            : `the run is ${record.status}: ${String(done)} of ${String(planned)} trials finished`),
+      note: isolated ? note : note === null ? NOT_ISOLATED : `${NOT_ISOLATED}; ${note}`,
+      is_isolated: isolated,
     };
   });
 }
@@ -153,4 +164,20 @@ export function describeRunsUsed(
 /** "2025-01-01 12:00 UTC" from an ISO time. */
 export function shortTime(iso: string): string {
   return iso.replace("T", " ").replace(/:\d\d(\.\d+)?Z$/, " UTC");
+}
+
+/**
+ * Whether a run was made without isolation: its first invocation or a resume used the `none`
+ * sandbox, where the tool could read the oracle.
+ */
+export function isIsolated(record: RunRecord): boolean {
+  const provider = (config: Readonly<Record<string, unknown>>): unknown => {
+    const sandbox = config.sandbox;
+    return typeof sandbox === "object" && sandbox !== null
+      ? (sandbox as Record<string, unknown>).provider
+      : undefined;
+  };
+  return [record.config, ...(record.resumes ?? []).map((resume) => resume.config)].every(
+    (config) => provider(config) !== "none",
+  );
 }

@@ -1,5 +1,12 @@
 import type { RunRecord } from "../core/index.js";
 import type { TrialRow } from "../store/index.js";
+import { isIsolated } from "./runs.js";
+import {
+  clusterBootstrapInterval,
+  clusterCount,
+  clusteredStandardError,
+  naiveStandardError,
+} from "./cluster.js";
 import {
   bootstrapResolveRate,
   consistency,
@@ -30,9 +37,16 @@ export interface ToolSummary {
    * the same number of trials, and what both intervals describe when they do not.
    */
   readonly resolve_rate: number;
-  /** Trials whose change applied to a fresh checkout / trials. */
-  readonly apply_rate: number;
-  /** Mean reported cost per graded trial in USD, null when the tool reported none. */
+  /**
+   * Trials whose change applied to a fresh checkout / trials with a non-empty change; empty
+   * changes are counted apart (empty_changes), as upstream's empty_patch_instances. null when
+   * every change was empty (noop): there was nothing to apply.
+   */
+  readonly apply_rate: number | null;
+  /**
+   * Total reported cost / tasks, in USD: what a task cost however many trials it had; null when
+   * the tool reported none. Before, this field was the mean per trial (now cost_per_trial).
+   */
   readonly cost_per_task: number | null;
   /** Mean and median of the tool's own run time, in seconds. */
   readonly latency_mean_s: number | null;
@@ -47,7 +61,10 @@ export interface ToolSummary {
   readonly resolve_rate_boot_high: number | null;
   /** Sum of reported costs in USD. */
   readonly cost_total: number | null;
-  /** cost_per_task / resolve_rate: what one resolved task costs; null when none resolved. */
+  /**
+   * cost_per_trial / resolve_rate: what one resolving trial costs (total cost / resolved trials
+   * when counts are equal); null when none resolved.
+   */
   readonly cost_per_resolved: number | null;
   /** 90th percentile of the tool's run time, in seconds. */
   readonly latency_p90_s: number | null;
@@ -77,6 +94,23 @@ export interface ToolSummary {
   readonly run_trials_planned: number;
   /** When the run was last written (ISO). */
   readonly run_updated_at: string;
+  /** Mean reported cost per graded trial in USD (cost_per_task / trials per task when counts are equal). */
+  readonly cost_per_trial: number | null;
+  /** Graded trials whose change was empty: not counted in apply_rate. */
+  readonly empty_changes: number;
+  /** Task-level standard error of resolve_rate (the per-task rates taken as independent). */
+  readonly resolve_rate_se: number | null;
+  /** The field tasks are clustered by ("repo" or a metadata field); null when not clustered. */
+  readonly cluster_field: string | null;
+  /** Clusters among the tool's tasks; null when not clustered. */
+  readonly clusters: number | null;
+  /** Cluster-robust (CR1) standard error of resolve_rate; null when not clustered. */
+  readonly resolve_rate_cluster_se: number | null;
+  /** 95% two-stage bootstrap interval (clusters, then tasks within them); null when not clustered. */
+  readonly resolve_rate_cluster_boot_low: number | null;
+  readonly resolve_rate_cluster_boot_high: number | null;
+  /** Every invocation of the run isolated the tool (a sandbox other than `none`). */
+  readonly is_isolated: boolean;
 }
 
 /** How intervals are drawn. */
@@ -85,6 +119,14 @@ export interface SummaryOptions {
   readonly resamples?: number;
   /** Bootstrap seed, so the same store gives the same report; 0 by default. */
   readonly seed?: number;
+}
+
+/** How the tasks are clustered, when they are (see clusteringOf in model.ts). */
+export interface Clustering {
+  /** "repo" or a metadata field. */
+  readonly field: string;
+  /** A task's cluster; every task of the report has one. */
+  readonly clusterOf: (taskId: string) => string;
 }
 
 /** One tool's trials of one task, in trial order. */
@@ -149,10 +191,14 @@ export function summarizeRun(
   results: readonly TrialRow[],
   options: SummaryOptions = {},
   groups: readonly TaskTrials[] = groupByTask(results),
+  clustering: Clustering | null = null,
 ): ToolSummary {
   const graded = results.filter((result) => result.kind !== "infra_error");
   const resolved = graded.filter((result) => result.resolved === true).length;
-  const applied = graded.filter((result) => result.patchApplied === true).length;
+  const empty = graded.filter((result) => result.patchEmpty === true).length;
+  const applied = graded.filter(
+    (result) => result.patchEmpty !== true && result.patchApplied === true,
+  ).length;
   const costs = reported(graded, (row) => row.costUsd);
   const latencies = reported(graded, (row) => row.toolMs).map((ms) => ms / 1000);
   const attempted = groups.filter((group) => group.graded.length > 0);
@@ -165,12 +211,22 @@ export function summarizeRun(
     })),
   );
   const wilson = wilsonIntervalOfRate(weighted.rate, weighted.effectiveTrials);
-  const boot = bootstrapResolveRate(
-    attempted.map((group) => group.graded.filter(Boolean).length / group.graded.length),
-    { resamples: options.resamples ?? 10_000, seed: options.seed ?? 0 },
+  const taskRates = attempted.map(
+    (group) => group.graded.filter(Boolean).length / group.graded.length,
   );
+  const bootOptions = { resamples: options.resamples ?? 10_000, seed: options.seed ?? 0 };
+  const boot = bootstrapResolveRate(taskRates, bootOptions);
+  // A tool whose tasks fall in one cluster has no between-cluster spread to measure.
+  const clusters =
+    clustering === null ? null : attempted.map((group) => clustering.clusterOf(group.taskId));
+  const isClustered = clusters !== null && clusterCount(clusters) >= 2;
+  const clusterBoot = isClustered
+    ? clusterBootstrapInterval(taskRates, clusters, bootOptions)
+    : null;
+  const clusterSe = isClustered ? clusteredStandardError(taskRates, clusters) : null;
   const resolveRate = attempted.length === 0 ? 0 : weighted.rate;
-  const costPerTask = mean(costs);
+  const costPerTrial = mean(costs);
+  const costTotal = costs.length === 0 ? null : costs.reduce((sum, cost) => sum + cost, 0);
   const byTrial = new Map<number, { trials: number; resolved: number }>();
   for (const row of graded) {
     const tally = byTrial.get(row.trial) ?? { trials: 0, resolved: 0 };
@@ -188,8 +244,9 @@ export function summarizeRun(
     trials: graded.length,
     resolved,
     resolve_rate: resolveRate,
-    apply_rate: graded.length === 0 ? 0 : applied / graded.length,
-    cost_per_task: costPerTask,
+    apply_rate: graded.length === empty ? null : applied / (graded.length - empty),
+    cost_per_task:
+      costTotal === null || attempted.length === 0 ? null : costTotal / attempted.length,
     latency_mean_s: mean(latencies),
     latency_median_s: median(latencies),
     infra_errors: results.length - graded.length,
@@ -197,8 +254,8 @@ export function summarizeRun(
     resolve_rate_ci_high: wilson.high,
     resolve_rate_boot_low: finite(boot.low),
     resolve_rate_boot_high: finite(boot.high),
-    cost_total: costs.length === 0 ? null : costs.reduce((sum, cost) => sum + cost, 0),
-    cost_per_resolved: costPerTask === null || resolved === 0 ? null : costPerTask / resolveRate,
+    cost_total: costTotal,
+    cost_per_resolved: costPerTrial === null || resolved === 0 ? null : costPerTrial / resolveRate,
     latency_p90_s: latencies.length === 0 ? null : percentile(latencies, 90),
     input_tokens_mean: mean(reported(graded, (row) => row.inputTokens)),
     output_tokens_mean: mean(reported(graded, (row) => row.outputTokens)),
@@ -221,5 +278,14 @@ export function summarizeRun(
     run_trials_done: results.length,
     run_trials_planned: record.taskIds.length * record.trials,
     run_updated_at: record.updatedAt,
+    cost_per_trial: costPerTrial,
+    empty_changes: empty,
+    resolve_rate_se: finite(naiveStandardError(taskRates)),
+    cluster_field: clustering?.field ?? null,
+    clusters: clusters === null ? null : clusterCount(clusters),
+    resolve_rate_cluster_se: clusterSe === null ? null : finite(clusterSe),
+    resolve_rate_cluster_boot_low: clusterBoot === null ? null : finite(clusterBoot.low),
+    resolve_rate_cluster_boot_high: clusterBoot === null ? null : finite(clusterBoot.high),
+    is_isolated: isIsolated(record),
   };
 }

@@ -30,7 +30,9 @@ export function renderSummaryMarkdown(
     "resolved",
     "resolve rate",
     "apply rate",
+    "empty changes",
     "cost/task",
+    "cost/trial",
     "mean latency",
     "median latency",
     "infra errors",
@@ -42,22 +44,17 @@ export function renderSummaryMarkdown(
     `${String(row.resolved)}/${String(row.trials)}`,
     percent(row.resolve_rate),
     percent(row.apply_rate),
+    String(row.empty_changes),
     dollars(row.cost_per_task),
+    dollars(row.cost_per_trial),
     seconds(row.latency_mean_s),
     seconds(row.latency_median_s),
     String(row.infra_errors),
   ]);
-  const table = renderMarkdownTable(header, rows, [
-    false,
-    false,
-    true,
-    true,
-    true,
-    true,
-    true,
-    true,
-    true,
-    true,
-  ]);
+  const table = renderMarkdownTable(
+    header,
+    rows,
+    header.map((_, column) => column >= 2),
+  );
   return `${table}\n`;
 }

@@ -140,7 +140,7 @@ describe("the HTML report of real runs, in Chromium", () => {
     await expect(page.locator("#pass-chart polyline").count()).resolves.toBe(2);
     await expect(page.locator("#task-grid button.t").count()).resolves.toBe(12);
     await expect(page.locator("li.verdict").first().textContent()).resolves.toMatch(
-      /tied at the 0\.05 level: .* on 3 shared tasks\. With 3 tasks of 1 trial/,
+      /not significantly different \(p = [^)]*, level 0\.05\): .* on 3 shared tasks\. With 3 tasks of 1 trial/,
     );
     expect(requests.every((url) => url.startsWith("file://"))).toBe(true);
     expect(errors).toEqual([]);
@@ -282,7 +282,7 @@ describe("the page of a first run (gold and noop, no cost reported), in Chromium
       "No tool reported its cost",
     );
     await expect(first.locator("li.verdict").first().textContent()).resolves.toMatch(
-      /^gold and noop are tied at the 0\.05 level: \+100\.0 points/,
+      /^gold and noop are not significantly different \(p = [^)]*, level 0\.05\): \+100\.0 points/,
     );
     await first.screenshot({ path: path.join(SCREENSHOTS, "report-first-run.png") });
     await first.close();

@@ -70,19 +70,27 @@ describe("the starter suite, end to end", () => {
       tasks: number;
       resolved: number;
       resolve_rate: number;
-      apply_rate: number;
+      apply_rate: number | null;
+      empty_changes: number;
       infra_errors: number;
     }[];
     expect(rows.map((row) => row.tool)).toEqual(["gold", "noop"]);
     const [goldRow, noopRow] = rows;
     expect(goldRow).toMatchObject({ resolve_rate: 1, apply_rate: 1, infra_errors: 0 });
     expect(goldRow?.resolved).toBe(goldRow?.tasks);
-    expect(noopRow).toMatchObject({ resolved: 0, resolve_rate: 0, apply_rate: 0, infra_errors: 0 });
+    // noop's changes are all empty: nothing to apply, counted apart, never a failed apply.
+    expect(noopRow).toMatchObject({
+      resolved: 0,
+      resolve_rate: 0,
+      apply_rate: null,
+      empty_changes: noopRow?.tasks,
+      infra_errors: 0,
+    });
     const markdown = await runLab(at("report", "--suite", "starter"), { cwd: root });
     expect(markdown.stdout).toMatch(
       /^\| gold +\| 1 +\| +10 \| +10\/10 \| +100\.0% \| +100\.0% \|/m,
     );
-    expect(markdown.stdout).toMatch(/^\| noop +\| 1 +\| +10 \| +0\/10 \| +0\.0% \| +0\.0% \|/m);
+    expect(markdown.stdout).toMatch(/^\| noop +\| 1 +\| +10 \| +0\/10 \| +0\.0% \| +– \| +10 \|/m);
   }, 300_000);
 
   it("grades through a task's own check.sh, with the built lab binary", () => {

@@ -374,6 +374,8 @@ describe("grading the generated suite", () => {
       completed_instances: 1,
       resolved_instances: 1,
       unresolved_instances: 0,
+      infra_failure_instances: 0,
+      ambiguous_failure_instances: 0,
       empty_patch_instances: 0,
       error_instances: 0,
       completed_ids: ["acme__widget-1"],
@@ -382,6 +384,9 @@ describe("grading the generated suite", () => {
       submitted_ids: ["acme__widget-1"],
       resolved_ids: ["acme__widget-1"],
       unresolved_ids: [],
+      infra_failure_ids: [],
+      ambiguous_failure_ids: [],
+      failure_reasons: {},
       error_ids: [],
       schema_version: 2,
     });
@@ -436,7 +441,7 @@ describe("grading the generated suite", () => {
         broken.results,
         ["acme__widget-1"],
       ),
-    ).toMatchObject({ error_ids: ["acme__widget-1"], completed_ids: [] });
+    ).toMatchObject({ error_ids: ["acme__widget-1"], completed_ids: [], incomplete_ids: [] });
   }, 300_000);
 
   it("rejects a predictions file without instance ids, naming the line", () => {

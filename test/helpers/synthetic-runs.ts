@@ -48,6 +48,8 @@ export interface SyntheticRun {
   readonly fingerprint?: string;
   /** Tasks the run planned, beyond those with trials (an unfinished run). */
   readonly plannedTasks?: readonly string[];
+  /** run.json's recorded settings; none by default. */
+  readonly config?: RunRecord["config"];
 }
 
 /** A task's facts, with starter-style difficulty metadata. */
@@ -138,7 +140,7 @@ export function writeSyntheticRuns(runsDir: string, runs: readonly SyntheticRun[
       labVersion: "test",
       trials,
       taskIds,
-      config: {},
+      config: run.config ?? {},
       status: run.status ?? "completed",
       createdAt: updatedAt,
       updatedAt,

@@ -102,7 +102,9 @@ describe("the report model over two tools with three trials each", () => {
       trials: 24,
       resolved: 18,
       resolve_rate: 0.75,
-      apply_rate: 0.75,
+      // Over non-empty changes: every unresolved trial here left an empty change.
+      apply_rate: 1,
+      empty_changes: 6,
       infra_errors: 0,
       trials_per_task: 3,
     });
@@ -141,7 +143,9 @@ describe("the report model over two tools with three trials each", () => {
 
   it("reports cost per task and per resolved task, latency with p90, and tokens", () => {
     const alpha = tool("alpha").summary;
-    expect(alpha.cost_per_task).toBeCloseTo(0.1, 12);
+    // Three trials of $0.10 on each task: $0.30 a task, $0.10 a trial.
+    expect(alpha.cost_per_task).toBeCloseTo(0.3, 12);
+    expect(alpha.cost_per_trial).toBeCloseTo(0.1, 12);
     expect(alpha.cost_total).toBeCloseTo(2.4, 12);
     expect(alpha.cost_per_resolved).toBeCloseTo(0.1 / 0.75, 12);
     expect(alpha).toMatchObject({
@@ -199,7 +203,7 @@ describe("the report model over two tools with three trials each", () => {
     expect(comparison?.pMcnemar).toBeCloseTo(2 / 64, 12);
     expect(comparison?.interval.low).toBeGreaterThan(0);
     expect(comparison?.sentence).toMatch(
-      /^alpha is better than beta: \+54\.2 points \[95% CI \+\d+\.\d, \+\d+\.\d\], p = 0\.031 \(Wilcoxon signed-rank test\), on 8 shared tasks\.$/,
+      /^alpha is better than beta: \+54\.2 points \[95% CI \+\d+\.\d, \+\d+\.\d, cluster-paired bootstrap over 2 repositories\], p = 0\.031 \(Wilcoxon signed-rank test\), on 8 shared tasks\. The verdict rests on the cluster-paired interval \(repositories resampled, then tasks within them\); over tasks alone the 95% interval is \[\+\d+\.\d, \+\d+\.\d\]\./,
     );
   });
 
@@ -277,9 +281,16 @@ describe("comparisons of more than two tools", () => {
     expect(three.comparisons.map((c) => c.pAdjusted)).toEqual(adjusted);
     // all vs none: 8 discordant tasks, p = 2/256, times 3 pairs; the others 4 discordant, p = 1/8.
     expect(three.comparisons[1]?.pAdjusted).toBeCloseTo((3 * 2) / 256, 12);
-    expect(three.comparisons.map((c) => c.verdict)).toEqual(["tied", "better", "tied"]);
+    expect(three.comparisons.map((c) => c.verdict)).toEqual([
+      "not_significant",
+      "better",
+      "not_significant",
+    ]);
     expect(three.comparisons[1]?.sentence).toContain("Holm-adjusted over 3 pairs");
-    expect(three.comparisons[0]?.sentence).toMatch(/^all and half are tied at the 0\.05 level: /);
+    expect(three.comparisons[0]?.sentence).toMatch(
+      /^all and half are not significantly different \(p = 0\.25, McNemar exact test, Holm-adjusted over 3 pairs, level 0\.05\): /,
+    );
+    expect(three.comparisons[0]?.sentence).not.toMatch(/tied/);
     // Runs made before tasks.json have no facts to slice by.
     expect(three.slices).toEqual([]);
     expect(three.isRepeated).toBe(false);

@@ -73,10 +73,12 @@ describe("lab report's outputs", () => {
       "| alpha | 1        | s-alpha | completed |       24/24 | 2025-01-01 00:00 UTC |",
     ]);
     expect(lines.slice(9, 10)).toEqual([
-      "| tool  | version  | tasks | resolved | resolve rate | apply rate | cost/task | mean latency | median latency | infra errors |",
+      "| tool  | version  | tasks | resolved | resolve rate | apply rate | empty changes | cost/task | cost/trial | mean latency | median latency | infra errors |",
     ]);
+    // Apply rate over the 18 non-empty changes (every failed trial here is an empty change);
+    // cost per task is 3 trials of $0.25, cost per trial apart.
     expect(stdout).toMatch(
-      /^\| alpha +\| 1 +\| +8 \| +18\/24 \| +75\.0% \| +75\.0% \| +\$0\.2500 \| +4\.0 s \| +4\.0 s \| +0 \|$/m,
+      /^\| alpha +\| 1 +\| +8 \| +18\/24 \| +75\.0% \| +100\.0% \| +6 \| +\$0\.7500 \| +\$0\.2500 \| +4\.0 s \| +4\.0 s \| +0 \|$/m,
     );
     // beta lost a trial of t2 to an infrastructure error: its rate weighs each task the same.
     expect(stdout).toMatch(/^\| beta +\| <b>2<\/b> \| +8 \| +3\/23 \| +12\.5% \|.* +1 \|$/m);
@@ -94,7 +96,7 @@ describe("lab report's outputs", () => {
       expect(stdout).toContain(`\n${heading}\n`);
     expect(stdout).toContain("Infrastructure errors, left out of every rate: beta 1.");
     expect(stdout).toMatch(
-      /^- alpha is better than beta: \+6\d\.\d points \[95% CI .*\], p = 0\.0\d\d \(Wilcoxon signed-rank test\), on 8 shared tasks\.( .*)?$/m,
+      /^- alpha is better than beta: \+6\d\.\d points \[95% CI .*, cluster-paired bootstrap over 2 repositories\], p = 0\.0\d\d \(Wilcoxon signed-rank test\), on 8 shared tasks\. The verdict rests on the cluster-paired interval/m,
     );
     expect(stdout).toMatch(/^\| alpha \| pass@k \| +75\.0% \| +87\.5% \| +87\.5% \|$/m);
   });
@@ -103,7 +105,9 @@ describe("lab report's outputs", () => {
     const sliced = await report("--slice", "kind", "--level", "0.01");
     expect(sliced.stdout).toContain("#### By kind\n");
     expect(sliced.stdout).toMatch(/^\| logic +\| +4 \|/m);
-    expect(sliced.stdout).toMatch(/^- alpha and beta are tied at the 0\.01 level: /m);
+    expect(sliced.stdout).toMatch(
+      /^- alpha and beta are not significantly different \(p = 0\.0\d\d, Wilcoxon signed-rank test, level 0\.01\): /m,
+    );
     const wrong = await report("--slice", "colour");
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('--slice "colour": no task of the report has that field');

@@ -179,7 +179,7 @@ describe("pairs that share no task", () => {
     expect(markdown).toMatch(
       /^\| left +\| right +\| +0 \| +– \| +– \| +– \| +– \| +– \| +– \| +– \| +– \| +– \| not compared +\|$/m,
     );
-    expect(markdown).not.toMatch(/left and right are tied/);
+    expect(markdown).not.toMatch(/left and right are (tied|not significantly different)/);
     const full = JSON.parse((await report(runsDir, "--format", "json-full")).stdout) as {
       comparisons: { a: string; b: string; verdict: string; pValue: unknown; pAdjusted: unknown }[];
     };
@@ -207,14 +207,14 @@ describe("verdicts and their intervals", () => {
     ]);
     const loaded = await loadReport(runsDir, "s");
     const [pair] = buildReport("s", loaded.runs, loaded.tasks).comparisons;
-    expect(pair).toMatchObject({ verdict: "tied", aOnly: 5, bOnly: 0 });
+    expect(pair).toMatchObject({ verdict: "not_significant", aOnly: 5, bOnly: 0 });
     expect(pair?.pValue).toBeCloseTo(0.0625, 12);
     expect(pair?.verdictInterval.low).toBeGreaterThan(0);
     expect(pair?.discrepancy).toContain(
       "The 95% interval excludes 0, but with 5 tasks where exactly one tool resolved, McNemar's exact test cannot reach the 0.05 level (its smallest p is 0.063); the bootstrap over tasks has no such floor, and the verdict follows the test.",
     );
     expect(pair?.sentence).toContain(pair?.discrepancy ?? "?");
-    // A tie says what these tasks could have found.
+    // A pair not found different says what these tasks could have found.
     expect(pair?.sentence).toMatch(
       /With 20 tasks of 1 trial, only a difference of \d+\.\d points or more \(from 25\.0%\) would be found 80% of the time\.$/,
     );

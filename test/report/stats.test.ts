@@ -360,15 +360,18 @@ describe("comparing tools", () => {
     expect(result.verdict).toBe("better");
   });
 
-  it("identical tools tie", () => {
-    expect(comparePair(strong, strong)).toMatchObject({ difference: 0, verdict: "tied" });
+  it("identical tools are not significantly different", () => {
+    expect(comparePair(strong, strong)).toMatchObject({
+      difference: 0,
+      verdict: "not_significant",
+    });
   });
 
   it("the verdict needs p below the level and a non-zero difference", () => {
     expect(decideVerdict(0.2, 0.049)).toBe("better");
     expect(decideVerdict(-0.2, 0.049)).toBe("worse");
-    expect(decideVerdict(0.2, 0.05)).toBe("tied");
-    expect(decideVerdict(0.2, 0.03, 0.01)).toBe("tied");
+    expect(decideVerdict(0.2, 0.05)).toBe("not_significant");
+    expect(decideVerdict(0.2, 0.03, 0.01)).toBe("not_significant");
   });
 
   it("two tools are not corrected, three or more get Holm's correction", () => {

@@ -96,7 +96,7 @@ export function renderCostChart(tools: readonly ToolReport[]): string {
   }
   parts.push(
     `<line class="axis" x1="${left}" x2="${left + plotWidth}" y1="${TOP + plotHeight}" y2="${TOP + plotHeight}"/>`,
-    `<text class="label" x="${left + plotWidth / 2}" y="${HEIGHT - 8}" text-anchor="middle">cost per task (USD, mean per trial)</text>`,
+    `<text class="label" x="${left + plotWidth / 2}" y="${HEIGHT - 8}" text-anchor="middle">cost per task (USD, total cost / tasks)</text>`,
     `<text class="label" transform="translate(14 ${TOP + plotHeight / 2}) rotate(-90)" text-anchor="middle">resolve rate (95% Wilson CI)</text>`,
   );
   let banded = 0;

@@ -116,7 +116,7 @@ function differenceSpan(comparisons: readonly ComparisonReport[]): number {
 const VERDICT_COLORS: Record<ComparisonReport["verdict"], string> = {
   better: "#15803d",
   worse: "#b91c1c",
-  tied: "#6b7280",
+  not_significant: "#6b7280",
   not_compared: "#9ca3af",
 };
 

@@ -4,12 +4,14 @@ import { decimal, dollars, percent, percentInterval, tokens } from "../format.js
 import {
   COMPARISON_COLUMNS,
   comparisonCells,
+  clusteringNote,
   comparisonMethod,
   passCells,
   passColumns,
   RUN_COLUMNS,
   runCells,
   runStatusText,
+  wideningNote,
 } from "../markdown.js";
 import type { SuiteReport, ToolReport } from "../model.js";
 import { renderCostChart, renderPassChart, toolColor } from "./chart.js";
@@ -74,7 +76,9 @@ export function renderRunsSection(report: SuiteReport): string {
     .filter((run) => run.note !== null)
     .map((run) => `<li>${escapeHtml(`${run.label} (${run.run_id}): ${String(run.note)}.`)}</li>`)
     .join("");
-  return `<section id="runs"><h2>Runs read</h2>${htmlTable(RUN_COLUMNS, rows, 4, "runs-table")}${notes === "" ? "" : `<ul class="notes">${notes}</ul>`}</section>`;
+  const warnings =
+    report.taskSetNote === null ? "" : `<p class="note">${escapeHtml(report.taskSetNote)}</p>`;
+  return `<section id="runs"><h2>Runs read</h2>${htmlTable(RUN_COLUMNS, rows, 4, "runs-table")}${notes === "" ? "" : `<ul class="notes">${notes}</ul>`}${warnings}</section>`;
 }
 
 /** The summary: every per-tool figure, one row per tool. */
@@ -90,8 +94,16 @@ export function renderSummarySection(report: SuiteReport): string {
       raw(
         `<span class="ci">${escapeHtml(percentInterval(s.resolve_rate_boot_low, s.resolve_rate_boot_high))}</span>`,
       ),
+      ...(report.clustering === null
+        ? []
+        : [
+            raw(
+              `<span class="ci">${escapeHtml(percentInterval(s.resolve_rate_cluster_boot_low, s.resolve_rate_cluster_boot_high))}</span>`,
+            ),
+          ]),
       percent(s.apply_rate),
       dollars(s.cost_per_task),
+      dollars(s.cost_per_trial),
       dollars(s.cost_per_resolved),
       s.latency_mean_s === null
         ? "–"
@@ -110,8 +122,10 @@ export function renderSummarySection(report: SuiteReport): string {
       "resolved",
       "resolve rate · Wilson 95% CI",
       "bootstrap 95% CI",
+      ...(report.clustering === null ? [] : ["cluster bootstrap 95% CI"]),
       "apply rate",
       "cost per task",
+      "cost per trial",
       "cost per resolved",
       "latency mean · median · p90",
       "tokens in · out",
@@ -123,7 +137,13 @@ export function renderSummarySection(report: SuiteReport): string {
   );
   const infra = report.tools.reduce((sum, tool) => sum + tool.summary.infra_errors, 0);
   const chart = `<div class="card chart-card">${renderRateChart(report.tools)}</div>`;
-  return `<section id="summary"><h2>Summary</h2>${table}${chart}<p class="note">Rates count graded trials; ${infra === 0 ? "there were no infrastructure errors" : `${String(infra)} infrastructure error${infra === 1 ? " is" : "s are"} counted apart and left out of every rate`}. The Wilson interval counts trials; the bootstrap interval resamples tasks (${String(report.resamples)} resamples, seed ${String(report.seed)}). Latency is the tool's own run time.</p></section>`;
+  return `<section id="summary"><h2>Summary</h2>${table}${chart}<p class="note">Rates count graded trials; ${infra === 0 ? "there were no infrastructure errors" : `${String(infra)} infrastructure error${infra === 1 ? " is" : "s are"} counted apart and left out of every rate`}. The Wilson interval counts trials; the bootstrap interval resamples tasks (${String(report.resamples)} resamples, seed ${String(report.seed)}). Latency is the tool's own run time.${[
+    clusteringNote(report),
+    wideningNote(report),
+  ]
+    .filter((line): line is string => line !== null)
+    .map((line) => ` ${escapeHtml(line)}`)
+    .join("")}</p></section>`;
 }
 
 /** Cost against resolve rate, when some tool reported its cost. */
