@@ -2,6 +2,8 @@
  * The words of lab, one per concept, used the same in code, flags, files and reports.
  * Data is plain readonly objects; stored forms are checked by the schemas in ./schemas.ts.
  */
+import type { InfraClass } from "./failures.js";
+import type { SandboxLimit } from "./sandbox.js";
 
 /** How a test ended, in SWE-bench's words (XPASS is not one of them). */
 export type TestStatus = "PASSED" | "FAILED" | "SKIPPED" | "ERROR" | "XFAIL";
@@ -173,6 +175,8 @@ export interface ToolExit {
   readonly strayProcesses: number;
   /** A failure the tool reported in its own output (an API error), even with exit status 0. */
   readonly error?: string;
+  /** The sandbox limit (memory, disk, processes) that ended or refused some of its processes. */
+  readonly limit?: SandboxLimit | undefined;
 }
 
 /** A trial's outcome, tagged by kind. Infra errors are the lab's or the environment's fault. */
@@ -186,7 +190,13 @@ export type Outcome =
       /** What the tool said went wrong, when its output says (an exit status 0 included). */
       readonly message?: string;
     }
-  | { readonly kind: "infra_error"; readonly phase: string; readonly message: string };
+  | {
+      readonly kind: "infra_error";
+      readonly phase: string;
+      readonly message: string;
+      /** Whose fault it was; absent in records made before classes (readers infer one). */
+      readonly class?: InfraClass | undefined;
+    };
 
 /** Version of every stored JSON shape; bump on any incompatible change. */
 export const SCHEMA_VERSION = 1;
