@@ -38,6 +38,19 @@ export const CSV_COLUMNS: readonly (keyof ToolSummary)[] = [
   "run_trials_done",
   "run_trials_planned",
   "run_updated_at",
+  "infra_error_rate",
+  "infra_environment",
+  "infra_lab",
+  "infra_machine",
+  "infra_unclassified",
+  "tool_exited_nonzero",
+  "tool_exit_codes",
+  "tool_timed_out",
+  "limit_memory",
+  "limit_disk",
+  "limit_processes",
+  "empty_changes",
+  "failure_warning",
 ];
 
 /** One CSV field, RFC 4180 style: quoted when it holds a comma, quote or line break; null is empty. */

@@ -17,6 +17,7 @@ import {
 import type { SuiteReport, ToolReport } from "./model.js";
 import { shortTime, type RunUsed } from "./runs.js";
 import { renderContaminationMarkdown } from "./contamination.js";
+import { renderFailuresMarkdown } from "./failures-markdown.js";
 import { renderIntegrityMarkdown } from "./integrity.js";
 import type { SliceTable } from "./slices.js";
 import { renderMarkdownTable, renderSummaryMarkdown } from "./tables.js";
@@ -26,6 +27,7 @@ export type MarkdownSection =
   | "runs"
   | "summary"
   | "rates"
+  | "failures"
   | "repeated"
   | "comparisons"
   | "slices"
@@ -37,6 +39,7 @@ export const ALL_SECTIONS: readonly MarkdownSection[] = [
   "runs",
   "summary",
   "rates",
+  "failures",
   "repeated",
   "comparisons",
   "slices",
@@ -322,6 +325,7 @@ export function renderReportMarkdown(
         ),
       );
     if (section === "rates") parts.push(renderRates(report));
+    if (section === "failures") parts.push(renderFailuresMarkdown(report.failures));
     if (section === "repeated" && report.isRepeated) parts.push(renderRepeated(report));
     if (section === "comparisons") parts.push(renderComparisons(report));
     if (section === "slices") parts.push(renderSlices(report));

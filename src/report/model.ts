@@ -8,6 +8,7 @@ import { buildComparisons, type ComparisonReport } from "./comparisons.js";
 import { describeRunsUsed, runLabels, type RunUsed } from "./runs.js";
 import { buildSlices, type SliceTable } from "./slices.js";
 import { buildContamination, type ContaminationReport } from "./contamination.js";
+import { buildFailures, type FailuresReport } from "./failures.js";
 import { buildIntegrity, type IntegrityReport } from "./integrity.js";
 import { consistency, flipRate, passAtK, passHatK, type TaskTallies } from "./stats.js";
 import { groupByTask, summarizeRun, type SummaryOptions, type ToolSummary } from "./summary.js";
@@ -103,6 +104,8 @@ export interface SuiteReport {
   readonly integrity: IntegrityReport;
   /** Each tool's rate on tasks fixed before and after its model's training cutoff. */
   readonly contamination: ContaminationReport;
+  /** How each tool's trials ended badly: exits, timeouts, limits, empty changes, infra classes. */
+  readonly failures: FailuresReport;
 }
 
 function passCurve(graded: readonly (readonly boolean[])[], maxK: number): PassAtKPoint[] {
@@ -218,5 +221,12 @@ export function buildReport(
     slices: buildSlices(grouped, tasks, options.slices),
     integrity: buildIntegrity(grouped, level),
     contamination: buildContamination(grouped, tasks, options.cutoffs ?? {}, { level, seed }),
+    failures: buildFailures(
+      runs.map((run, index) => ({
+        label: labels[index] ?? run.record.tool,
+        tool: run.record.tool,
+        rows: run.trials,
+      })),
+    ),
   };
 }
