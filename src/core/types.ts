@@ -123,6 +123,11 @@ export interface Grade {
    * planted, some of which must fail, a pytest run that passes every hidden test exits 1.
    */
   readonly testExitCode: number | null;
+  /**
+   * How the test run ended beyond its exit code, so that `lab regrade` can judge its log again;
+   * absent in grades made before it was stored (regrade reads it from `reason` then).
+   */
+  readonly testEnd?: GradeTestEnd | undefined;
   /** Milliseconds per grading phase. */
   readonly phaseMs: Readonly<Record<string, number>>;
   /** The environment cache key used. */
@@ -143,6 +148,16 @@ export interface Grade {
   readonly leftOut?: readonly string[] | undefined;
 }
 
+/** How a grade's test run ended, beyond its exit code. */
+export interface GradeTestEnd {
+  /** The signal that ended the test command, or null. */
+  readonly signal: string | null;
+  /** The sandbox limit the test run went over, or null. */
+  readonly limit: SandboxLimit | null;
+  /** The test run's time limit. */
+  readonly timeoutMs: number;
+}
+
 /** The canary tests of one grade (docs/design/canaries.md). */
 export interface GradeCanaries {
   /** Canaries planted: must pass and must fail. */
@@ -150,6 +165,21 @@ export interface GradeCanaries {
   readonly mustFail: number;
   /** Hidden test modules that took them. */
   readonly files: number;
+  /**
+   * Each canary as planted, and the sentinel line, so that `lab regrade` can check the log by
+   * them again; absent in grades made before they were stored.
+   */
+  readonly planted?: readonly PlantedCanary[] | undefined;
+  readonly sentinel?: string | undefined;
+}
+
+/** One canary test as planted: its function name, module, and whether it must fail. */
+export interface PlantedCanary {
+  readonly name: string;
+  readonly file: string;
+  readonly mustFail: boolean;
+  /** It registers the exit handler that prints the sentinel. */
+  readonly carriesSentinel: boolean;
 }
 
 /** What a tool said about itself after a trial; every field optional. */
@@ -250,6 +280,38 @@ export interface RunRecord {
   readonly label?: string | undefined;
   /** Each later invocation that resumed the run, oldest first. */
   readonly resumes?: readonly RunResume[] | undefined;
+  /** Each `lab regrade` of the run, oldest first, with the verdicts it changed. */
+  readonly regrades?: readonly RunRegrade[] | undefined;
+}
+
+/** One `lab regrade` of a run: its trials judged again from their stored grader.log. */
+export interface RunRegrade {
+  /** ISO time it ran. */
+  readonly at: string;
+  readonly labVersion: string;
+  /** Trials judged again, and those that could not be (no test log, canaries not recorded). */
+  readonly judged: number;
+  readonly skipped: number;
+  /** Each trial whose verdict changed. */
+  readonly changes: readonly VerdictChange[];
+}
+
+/** A trial's verdict before and after `lab regrade`, and why it changed. */
+export interface VerdictChange {
+  readonly taskId: string;
+  readonly trial: number;
+  readonly old: {
+    readonly resolved: boolean;
+    readonly flagged: boolean;
+    readonly reason: string | null;
+  };
+  readonly new: {
+    readonly resolved: boolean;
+    readonly flagged: boolean;
+    readonly reason: string | null;
+  };
+  /** The new grade's reason, or the old one's when the trial is now resolved. */
+  readonly why: string;
 }
 
 /** One invocation that resumed a run, as run.json records it. */

@@ -17,7 +17,7 @@ import {
   type TrialResult,
 } from "../core/index.js";
 import { writeFileAtomic } from "./atomic.js";
-import { readStoredSync, trialPaths, type RunPaths } from "./runs.js";
+import { readStoredSync, readTrialResults, trialPaths, type RunPaths } from "./runs.js";
 import { trialResultSchema } from "./schemas.js";
 
 /** What a report counts of a trial: result.json's figures, flat. */
@@ -282,4 +282,18 @@ export async function readTrialRows(run: RunPaths): Promise<TrialRow[]> {
     await writeFileAtomic(run.resultsIndex, text).catch(() => undefined);
   }
   return rows;
+}
+
+/**
+ * Writes the run's index again from its result.json files, in one atomic rename: after
+ * result.json files were rewritten in place (`lab regrade`), so that no reader meets a line
+ * whose file changed under it.
+ */
+export async function rewriteTrialIndex(run: RunPaths): Promise<void> {
+  const lines: string[] = [];
+  for (const result of await readTrialResults(run)) {
+    const file = await stat(trialPaths(run, result.taskId, result.trial).result);
+    lines.push(toLine(toTrialRow(result), file));
+  }
+  await writeFileAtomic(run.resultsIndex, lines.join(""));
 }

@@ -59,6 +59,12 @@ export const trialResultSchema = z.object({
   finishedAt: z.string(),
 });
 
+const verdictSchema = z.object({
+  resolved: z.boolean(),
+  flagged: z.boolean(),
+  reason: z.string().nullable(),
+});
+
 /** run.json, as stored. */
 export const runRecordSchema = z.object({
   schemaVersion: z.literal(SCHEMA_VERSION),
@@ -82,6 +88,25 @@ export const runRecordSchema = z.object({
         config: z.record(z.string(), z.unknown()),
         toolVersion: z.string(),
         labVersion: z.string(),
+      }),
+    )
+    .optional(),
+  regrades: z
+    .array(
+      z.object({
+        at: z.string(),
+        labVersion: z.string(),
+        judged: z.number(),
+        skipped: z.number(),
+        changes: z.array(
+          z.object({
+            taskId: z.string(),
+            trial: z.number(),
+            old: verdictSchema,
+            new: verdictSchema,
+            why: z.string(),
+          }),
+        ),
       }),
     )
     .optional(),
