@@ -3,17 +3,13 @@ import { renderMarkdownTable } from "./tables.js";
 
 /** The failures section of the Markdown report. */
 export function renderFailuresMarkdown(failures: FailuresReport): string {
-  const table = renderMarkdownTable(FAILURE_COLUMNS, failures.tools.map(failureCells), [
-    false,
-    true,
-    true,
-    false,
-    true,
-    false,
-    true,
-    false,
-    true,
-  ]);
+  // Counts and rates right-aligned; the lists (classes, codes, limits) left.
+  const listed = new Set([0, 4, 6, 8]);
+  const table = renderMarkdownTable(
+    FAILURE_COLUMNS,
+    failures.tools.map(failureCells),
+    FAILURE_COLUMNS.map((_, column) => !listed.has(column)),
+  );
   const warnings = failures.tools
     .filter((tool) => tool.warning !== null)
     .map((tool) => `**Warning:** ${tool.label}: ${String(tool.warning)}.`);

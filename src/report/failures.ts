@@ -23,6 +23,8 @@ export interface ExitCount {
 /** One tool's failures. */
 export interface ToolFailures {
   readonly label: string;
+  /** The tool's resolve rate (the report's), shown beside the infra error rate; null when not given. */
+  readonly resolveRate: number | null;
   /** Finished trials, infrastructure errors included: what every count here is out of. */
   readonly trials: number;
   /** Graded trials whose tool exited non-zero or was ended by a signal (a timeout aside). */
@@ -54,7 +56,7 @@ const LIMITS: readonly SandboxLimit[] = ["memory", "disk", "processes"];
 export function tallyFailures(
   label: string,
   rows: readonly TrialRow[],
-  options: { readonly expectsEmpty?: boolean } = {},
+  options: { readonly expectsEmpty?: boolean; readonly resolveRate?: number | null } = {},
 ): ToolFailures {
   const graded = rows.filter((row) => row.kind !== "infra_error");
   const crashed = graded.filter(
@@ -78,6 +80,7 @@ export function tallyFailures(
     if (row.limit !== null && row.limit !== undefined) overLimit[row.limit]++;
   return {
     label,
+    resolveRate: options.resolveRate ?? null,
     trials: rows.length,
     exitedNonZero: crashed.length,
     exitCodes: [...codes.entries()]
@@ -100,11 +103,12 @@ export function buildFailures(
     readonly label: string;
     readonly tool: string;
     readonly rows: readonly TrialRow[];
+    readonly resolveRate: number | null;
   }[],
 ): FailuresReport {
   return {
-    tools: tools.map(({ label, tool, rows }) =>
-      tallyFailures(label, rows, { expectsEmpty: tool === "noop" }),
+    tools: tools.map(({ label, tool, rows, resolveRate }) =>
+      tallyFailures(label, rows, { expectsEmpty: tool === "noop", resolveRate }),
     ),
   };
 }
@@ -141,6 +145,7 @@ function outOf(count: number, tool: ToolFailures): string {
 export const FAILURE_COLUMNS = [
   "tool",
   "trials",
+  "resolve rate",
   "infra error rate",
   "infra errors by class",
   "exited non-zero",
@@ -155,6 +160,7 @@ export function failureCells(tool: ToolFailures): string[] {
   return [
     tool.label,
     String(tool.trials),
+    percent(tool.resolveRate),
     percent(tool.infraErrorRate),
     infraClassesText(tool.infraClasses),
     outOf(tool.exitedNonZero, tool),

@@ -226,6 +226,7 @@ export function buildReport(
         label: labels[index] ?? run.record.tool,
         tool: run.record.tool,
         rows: run.trials,
+        resolveRate: tools[index]?.summary.resolve_rate ?? null,
       })),
     ),
   };

@@ -146,7 +146,7 @@ describe("failures that show", () => {
     const markdown = await lab("report", "--suite", "fixture", ...ids);
     expect(markdown.code, markdown.stderr).toBe(0);
     const failures = markdown.stdout.slice(markdown.stdout.indexOf("### Failures"));
-    // tool, trials, infra error rate, by class, exited non-zero, exit codes, timed out, over a limit, empty
+    // tool, trials, resolve rate, infra error rate, by class, exited non-zero, exit codes, timed out, over a limit, empty
     const cells = (label: string) =>
       (failures.split("\n").find((text) => text.startsWith(`| ${label} `)) ?? "")
         .split("|")
@@ -156,6 +156,7 @@ describe("failures that show", () => {
       "missing",
       "2",
       "0.0%",
+      "0.0%",
       "–",
       "2/2",
       "127 ×2",
@@ -163,10 +164,22 @@ describe("failures that show", () => {
       "–",
       "2/2",
     ]);
-    expect(cells("slow")).toEqual(["slow", "1", "0.0%", "–", "0/1", "–", "1/1", "–", "1/1"]);
+    expect(cells("slow")).toEqual([
+      "slow",
+      "1",
+      "0.0%",
+      "0.0%",
+      "–",
+      "0/1",
+      "–",
+      "1/1",
+      "–",
+      "1/1",
+    ]);
     expect(cells("env")).toEqual([
       "env",
       "1",
+      "0.0%",
       "100.0%",
       "environment 1",
       "0/1",
@@ -178,7 +191,7 @@ describe("failures that show", () => {
     expect(failures).toContain(
       "**Warning:** missing: the tool exited 127 (command not found) in 2 of 2 trials",
     );
-    if (hasMemoryLimit) expect(cells("hog")[7]).toBe("memory 1");
+    if (hasMemoryLimit) expect(cells("hog")[8]).toBe("memory 1");
 
     const json = rowsByLabel((await lab("report", "--suite", "fixture", ...ids, "--json")).stdout);
     expect(json.missing).toMatchObject({
