@@ -30,6 +30,13 @@ const CLASS_OF_CODE: Readonly<Record<string, InfraClass>> = {
   PYTHON_NOT_FOUND: "environment",
   UV_UNAVAILABLE: "environment",
   SYSTEM_PACKAGES_MISSING: "environment",
+  // lab's own machinery: a path in their message ("/usr/bin/python3") must not make them the environment's.
+  SANDBOX_UNAVAILABLE: "lab",
+  SPAWN_FAILED: "lab",
+  GIT_FAILED: "lab",
+  SETUP_FAILED: "lab",
+  STORE_CORRUPT: "lab",
+  QUEUE_UNAVAILABLE: "lab",
 };
 
 /**

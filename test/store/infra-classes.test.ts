@@ -73,6 +73,12 @@ describe("infrastructure error classes", () => {
     expect(
       classifyInfraError("bwrap: setting up uid map: Permission denied", "SANDBOX_UNAVAILABLE"),
     ).toBe("lab");
+    expect(
+      classifyInfraError(
+        "bwrap: execvp /usr/bin/python3: Permission denied",
+        "SANDBOX_UNAVAILABLE",
+      ),
+    ).toBe("lab");
     expect(inferInfraClass("the queue lost the worker")).toBeNull();
   });
 });
