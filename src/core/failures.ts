@@ -144,6 +144,11 @@ function likelyCause(key: string, hints: FailureHints): string {
   return "; read its log (tool.log in the trial folders)";
 }
 
+/** Whether a command line or a log names a path under /tmp ("/tmp/agent.sh: No such file"). */
+export function mentionsTmpPath(text: string): boolean {
+  return /(^|[\s'"=:(])\/tmp\//m.test(text);
+}
+
 /** What the run knows beyond the records that sharpens a warning's cause. */
 export interface FailureHints {
   /** A tool log or the command line names a path under /tmp. */

@@ -7,7 +7,9 @@
 import {
   describeFailurePattern,
   INFRA_CLASSES,
+  mentionsTmpPath,
   type InfraClass,
+  type RunRecord,
   type SandboxLimit,
 } from "../core/index.js";
 import type { TrialRow } from "../store/index.js";
@@ -56,7 +58,12 @@ const LIMITS: readonly SandboxLimit[] = ["memory", "disk", "processes"];
 export function tallyFailures(
   label: string,
   rows: readonly TrialRow[],
-  options: { readonly expectsEmpty?: boolean; readonly resolveRate?: number | null } = {},
+  options: {
+    readonly expectsEmpty?: boolean;
+    readonly resolveRate?: number | null;
+    /** The run's command line (run.json's config.toolCommand), which may name a /tmp path. */
+    readonly command?: string;
+  } = {},
 ): ToolFailures {
   const graded = rows.filter((row) => row.kind !== "infra_error");
   const crashed = graded.filter(
@@ -93,7 +100,11 @@ export function tallyFailures(
     infraErrors: infra.length,
     infraErrorRate: rows.length === 0 ? null : infra.length / rows.length,
     infraClasses: classes,
-    warning: describeFailurePattern(rows, { mentionsTmp: false }, options),
+    warning: describeFailurePattern(
+      rows,
+      { mentionsTmp: mentionsTmpPath(options.command ?? "") },
+      options,
+    ),
   };
 }
 
@@ -104,13 +115,20 @@ export function buildFailures(
     readonly tool: string;
     readonly rows: readonly TrialRow[];
     readonly resolveRate: number | null;
+    readonly command: string;
   }[],
 ): FailuresReport {
   return {
-    tools: tools.map(({ label, tool, rows, resolveRate }) =>
-      tallyFailures(label, rows, { expectsEmpty: tool === "noop", resolveRate }),
+    tools: tools.map(({ label, tool, rows, resolveRate, command }) =>
+      tallyFailures(label, rows, { expectsEmpty: tool === "noop", resolveRate, command }),
     ),
   };
+}
+
+/** A run's command line as run.json records it (config.toolCommand); "" when it has none. */
+export function commandOf(record: RunRecord): string {
+  const command = record.config.toolCommand;
+  return typeof command === "string" ? command : "";
 }
 
 /** "127 ×10, 1 ×2", or "–". */

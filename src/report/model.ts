@@ -8,7 +8,7 @@ import { buildComparisons, type ComparisonReport } from "./comparisons.js";
 import { describeRunsUsed, runLabels, type RunUsed } from "./runs.js";
 import { buildSlices, type SliceTable } from "./slices.js";
 import { buildContamination, type ContaminationReport } from "./contamination.js";
-import { buildFailures, type FailuresReport } from "./failures.js";
+import { buildFailures, commandOf, type FailuresReport } from "./failures.js";
 import { buildIntegrity, type IntegrityReport } from "./integrity.js";
 import { consistency, flipRate, passAtK, passHatK, type TaskTallies } from "./stats.js";
 import { groupByTask, summarizeRun, type SummaryOptions, type ToolSummary } from "./summary.js";
@@ -227,6 +227,7 @@ export function buildReport(
         tool: run.record.tool,
         rows: run.trials,
         resolveRate: tools[index]?.summary.resolve_rate ?? null,
+        command: commandOf(run.record),
       })),
     ),
   };

@@ -1,6 +1,6 @@
 import type { RunRecord } from "../core/index.js";
 import type { TrialRow } from "../store/index.js";
-import { exitCodesText, tallyFailures, type ToolFailures } from "./failures.js";
+import { commandOf, exitCodesText, tallyFailures, type ToolFailures } from "./failures.js";
 import {
   bootstrapResolveRate,
   consistency,
@@ -243,7 +243,12 @@ export function summarizeRun(
     run_trials_done: results.length,
     run_trials_planned: record.taskIds.length * record.trials,
     run_updated_at: record.updatedAt,
-    ...failureFields(tallyFailures(record.tool, results, { expectsEmpty: record.tool === "noop" })),
+    ...failureFields(
+      tallyFailures(record.tool, results, {
+        expectsEmpty: record.tool === "noop",
+        command: commandOf(record),
+      }),
+    ),
   };
 }
 

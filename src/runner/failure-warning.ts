@@ -1,6 +1,7 @@
 import {
   describeFailurePattern,
   inferInfraClass,
+  mentionsTmpPath,
   sourceName,
   type ChangeSource,
   type TrialFailureFacts,
@@ -24,9 +25,6 @@ export function failureFacts(result: TrialResult): TrialFailureFacts {
   };
 }
 
-/** A path under /tmp, in a command line or a log line ("/tmp/agent.sh: No such file"). */
-const TMP_PATH = /(^|[\s'"=:(])\/tmp\//m;
-
 /**
  * The end-of-run warning when most of a run's trials ended the same bad way, naming the likely
  * cause (core's describeFailurePattern); null when they did not. The cause of an exit 127 is
@@ -40,7 +38,7 @@ export function failureWarning(
 ): string | null {
   const described = source.kind === "tool" ? source.tool.description : "";
   const mentionsTmp =
-    TMP_PATH.test(described) ||
+    mentionsTmpPath(described) ||
     results
       .filter((result) => result.toolExit?.exitCode === 127)
       .slice(0, 3)
@@ -50,7 +48,7 @@ export function failureWarning(
           8192,
           "tail",
         );
-        return log !== null && TMP_PATH.test(log.text);
+        return log !== null && mentionsTmpPath(log.text);
       });
   return describeFailurePattern(
     results.map(failureFacts),

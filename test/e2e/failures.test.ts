@@ -189,7 +189,7 @@ describe("failures that show", () => {
       "0/1",
     ]);
     expect(failures).toContain(
-      "**Warning:** missing: the tool exited 127 (command not found) in 2 of 2 trials",
+      "**Warning:** missing: the tool exited 127 (command not found) in 2 of 2 trials: the sandbox hides /tmp",
     );
     if (hasMemoryLimit) expect(cells("hog")[8]).toBe("memory 1");
 
