@@ -183,6 +183,7 @@ export function createAgentTool(adapter: AgentAdapter, options: AgentToolOptions
             exitCode: result.exitCode,
             signal: result.signal,
             timedOut: result.timedOut,
+            ...(result.limitExceeded === null ? {} : { limit: result.limitExceeded }),
             ...(outcome.error === undefined || result.timedOut ? {} : { error: outcome.error }),
           },
           telemetry,

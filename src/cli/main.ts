@@ -5,6 +5,7 @@ import { cacheCommand } from "./cache.js";
 import { calibrateCommand } from "./calibrate.js";
 import { parseCommandArgs, renderCommandHelp, type CliIO, type CommandDef } from "./command.js";
 import { planCommand } from "./plan.js";
+import { regradeCommand } from "./regrade.js";
 import { genCommand } from "./gen.js";
 import { gradeCommand } from "./grade.js";
 import { reportCommand } from "./report.js";
@@ -23,6 +24,7 @@ export const COMMANDS: readonly CommandDef[] = [
   runCommand,
   workerCommand,
   reportCommand,
+  regradeCommand,
   planCommand,
   reviewCommand,
   calibrateCommand,

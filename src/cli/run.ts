@@ -105,6 +105,13 @@ export const runCommand = defineCommand({
       multiple: true,
       description: "For the `command` tool: environment variables passed through by name",
     },
+    path: {
+      type: "string",
+      value: "DIR",
+      multiple: true,
+      description:
+        'For the `command` tool: a host folder (or file) its command reads, shown read-only in the sandbox (repeatable; as "paths" in lab.config.json)',
+    },
     sandbox: {
       type: "string",
       value: "NAME",
@@ -141,6 +148,7 @@ Examples:
   lab run gold --suite starter
   lab run noop --suite starter --trials 3
   lab run command --suite starter --command 'my-agent --prompt-file {prompt_file}'
+  lab run command --suite starter --command '/opt/agents/fix.sh {prompt_file}' --path /opt/agents
   lab run predictions --suite swebench --predictions preds.jsonl
   lab run claude-code --suite starter --model claude-sonnet-4-5 --max-cost 2
   lab run mytool --suite starter --sandbox docker (in Docker containers)
@@ -154,7 +162,7 @@ in that worker's sandbox; this process collects every result into the same run f
     const toolName = args.positionals[0] ?? "";
     const settings = settingsFrom(args, io);
     const file = configFrom(args, io);
-    const request = toolRequestFrom(toolName, args);
+    const request = toolRequestFrom(toolName, args, io.cwd);
     const predictionsFile = stringOption(args, "predictions");
     if (predictionsFile !== undefined && toolName !== "predictions")
       throw new UsageError(

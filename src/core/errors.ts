@@ -64,3 +64,10 @@ export function isLabError(error: unknown): error is LabError {
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** A thrown value's code: a LabError's, or a Node error's errno code (ENOSPC); else undefined. */
+export function errorCode(error: unknown): string | undefined {
+  if (isLabError(error)) return error.code;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : undefined;
+}

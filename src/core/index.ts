@@ -13,3 +13,4 @@ export * from "./proof.js";
 export * from "./remove-tree.js";
 export * from "./audit.js";
 export * from "./ledger.js";
+export * from "./failures.js";

@@ -82,7 +82,31 @@ export const gradeSchema = z.object({
   environmentKey: z.string().nullable(),
   install: z.enum(["fresh", "reused"]).optional(),
   tampering: z.array(z.string()).default([]),
-  canaries: z.object({ mustPass: z.number(), mustFail: z.number(), files: z.number() }).optional(),
+  testEnd: z
+    .object({
+      signal: z.string().nullable(),
+      limit: z.enum(["memory", "disk", "processes"]).nullable(),
+      timeoutMs: z.number(),
+    })
+    .optional(),
+  canaries: z
+    .object({
+      mustPass: z.number(),
+      mustFail: z.number(),
+      files: z.number(),
+      planted: z
+        .array(
+          z.object({
+            name: z.string(),
+            file: z.string(),
+            mustFail: z.boolean(),
+            carriesSentinel: z.boolean(),
+          }),
+        )
+        .optional(),
+      sentinel: z.string().optional(),
+    })
+    .optional(),
   leftOut: z.array(z.string()).optional(),
 });
 

@@ -2,6 +2,8 @@
  * The words of lab, one per concept, used the same in code, flags, files and reports.
  * Data is plain readonly objects; stored forms are checked by the schemas in ./schemas.ts.
  */
+import type { InfraClass } from "./failures.js";
+import type { SandboxLimit } from "./sandbox.js";
 
 /** How a test ended, in SWE-bench's words (XPASS is not one of them). */
 export type TestStatus = "PASSED" | "FAILED" | "SKIPPED" | "ERROR" | "XFAIL";
@@ -121,6 +123,11 @@ export interface Grade {
    * planted, some of which must fail, a pytest run that passes every hidden test exits 1.
    */
   readonly testExitCode: number | null;
+  /**
+   * How the test run ended beyond its exit code, so that `lab regrade` can judge its log again;
+   * absent in grades made before it was stored (regrade reads it from `reason` then).
+   */
+  readonly testEnd?: GradeTestEnd | undefined;
   /** Milliseconds per grading phase. */
   readonly phaseMs: Readonly<Record<string, number>>;
   /** The environment cache key used. */
@@ -141,6 +148,16 @@ export interface Grade {
   readonly leftOut?: readonly string[] | undefined;
 }
 
+/** How a grade's test run ended, beyond its exit code. */
+export interface GradeTestEnd {
+  /** The signal that ended the test command, or null. */
+  readonly signal: string | null;
+  /** The sandbox limit the test run went over, or null. */
+  readonly limit: SandboxLimit | null;
+  /** The test run's time limit. */
+  readonly timeoutMs: number;
+}
+
 /** The canary tests of one grade (docs/design/canaries.md). */
 export interface GradeCanaries {
   /** Canaries planted: must pass and must fail. */
@@ -148,6 +165,21 @@ export interface GradeCanaries {
   readonly mustFail: number;
   /** Hidden test modules that took them. */
   readonly files: number;
+  /**
+   * Each canary as planted, and the sentinel line, so that `lab regrade` can check the log by
+   * them again; absent in grades made before they were stored.
+   */
+  readonly planted?: readonly PlantedCanary[] | undefined;
+  readonly sentinel?: string | undefined;
+}
+
+/** One canary test as planted: its function name, module, and whether it must fail. */
+export interface PlantedCanary {
+  readonly name: string;
+  readonly file: string;
+  readonly mustFail: boolean;
+  /** It registers the exit handler that prints the sentinel. */
+  readonly carriesSentinel: boolean;
 }
 
 /** What a tool said about itself after a trial; every field optional. */
@@ -173,6 +205,8 @@ export interface ToolExit {
   readonly strayProcesses: number;
   /** A failure the tool reported in its own output (an API error), even with exit status 0. */
   readonly error?: string;
+  /** The sandbox limit (memory, disk, processes) that ended or refused some of its processes. */
+  readonly limit?: SandboxLimit | undefined;
 }
 
 /** A trial's outcome, tagged by kind. Infra errors are the lab's or the environment's fault. */
@@ -186,7 +220,13 @@ export type Outcome =
       /** What the tool said went wrong, when its output says (an exit status 0 included). */
       readonly message?: string;
     }
-  | { readonly kind: "infra_error"; readonly phase: string; readonly message: string };
+  | {
+      readonly kind: "infra_error";
+      readonly phase: string;
+      readonly message: string;
+      /** Whose fault it was; absent in records made before classes (readers infer one). */
+      readonly class?: InfraClass | undefined;
+    };
 
 /** Version of every stored JSON shape; bump on any incompatible change. */
 export const SCHEMA_VERSION = 1;
@@ -240,6 +280,38 @@ export interface RunRecord {
   readonly label?: string | undefined;
   /** Each later invocation that resumed the run, oldest first. */
   readonly resumes?: readonly RunResume[] | undefined;
+  /** Each `lab regrade` of the run, oldest first, with the verdicts it changed. */
+  readonly regrades?: readonly RunRegrade[] | undefined;
+}
+
+/** One `lab regrade` of a run: its trials judged again from their stored grader.log. */
+export interface RunRegrade {
+  /** ISO time it ran. */
+  readonly at: string;
+  readonly labVersion: string;
+  /** Trials judged again, and those that could not be (no test log, canaries not recorded). */
+  readonly judged: number;
+  readonly skipped: number;
+  /** Each trial whose verdict changed. */
+  readonly changes: readonly VerdictChange[];
+}
+
+/** A trial's verdict before and after `lab regrade`, and why it changed. */
+export interface VerdictChange {
+  readonly taskId: string;
+  readonly trial: number;
+  readonly old: {
+    readonly resolved: boolean;
+    readonly flagged: boolean;
+    readonly reason: string | null;
+  };
+  readonly new: {
+    readonly resolved: boolean;
+    readonly flagged: boolean;
+    readonly reason: string | null;
+  };
+  /** The new grade's reason, or the old one's when the trial is now resolved. */
+  readonly why: string;
 }
 
 /** One invocation that resumed a run, as run.json records it. */

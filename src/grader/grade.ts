@@ -1,24 +1,14 @@
 import { existsSync } from "node:fs";
 import { appendFile, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import {
-  createPhaseTimer,
-  removeTree,
-  type Grade,
-  type GradeCanaries,
-  type Oracle,
-  type SandboxExecResult,
-  type Task,
-  type TestStatus,
-} from "../core/index.js";
+import { createPhaseTimer, removeTree, type Grade, type Oracle, type Task } from "../core/index.js";
 import { prepareEnvironment } from "../environment/index.js";
 import { applyChange, readChange } from "./apply.js";
-import { checkCanaries, plantCanaries, type PlantedCanaries } from "./canaries.js";
+import { plantCanaries } from "./canaries.js";
 import { checkoutForGrade } from "./checkout.js";
-import { checkSuspiciousOutput, evaluateTests } from "./evaluate.js";
 import { installProject, preInstall } from "./install-project.js";
+import { countCanaries, judgeTestLog, storedTestEnd, testEndOf, withLeftOut } from "./judge.js";
 import { openGrade } from "./open-grade.js";
-import { parseTestLog } from "./parse-log.js";
 import {
   describePlan,
   planGrade,
@@ -158,7 +148,15 @@ export async function executeGrade(
         testExitCode: testRun.exitCode,
         reason: read.tooLong,
       });
-    const verdict = judge(plan, testRun, read.text, tampering, canaries);
+    const verdict = judgeTestLog({
+      parser: plan.parser,
+      failToPass: plan.failToPass,
+      passToPass: plan.passToPass,
+      testRun: testEndOf(testRun, plan.limits.testMs),
+      log: read.text,
+      changeTampering: tampering,
+      canaries,
+    });
     return {
       grade: {
         resolved: verdict.resolved,
@@ -171,6 +169,7 @@ export async function executeGrade(
         reason: verdict.resolved ? null : withLeftOut(verdict.reason ?? "", leftOut),
         testsTimedOut: testRun.timedOut,
         testExitCode: testRun.exitCode,
+        testEnd: storedTestEnd(testRun, plan.limits.testMs),
         phaseMs,
         environmentKey: prepared.key,
         install,
@@ -185,91 +184,4 @@ export async function executeGrade(
     // with the trial's or the run's scratch folder.
     if (!plan.keepScratch) await removeTree(places.scratchDir);
   }
-}
-
-/**
- * The verdict on a test run: upstream's parser and grading rules over the log, and lab's
- * checks that the log is the run's own (time and sandbox limits, a log a change forged, a
- * change that tampers with the test run). The first reason that applies is the one given.
- */
-function judge(
-  plan: GradingPlan,
-  testRun: SandboxExecResult,
-  log: string,
-  changeTampering: readonly string[],
-  canaries: PlantedCanaries | null,
-): {
-  resolved: boolean;
-  reason: string | null;
-  statuses: Record<string, TestStatus>;
-  failToPass: Readonly<Record<string, boolean>>;
-  passToPass: Readonly<Record<string, boolean>>;
-  tampering: readonly string[];
-} {
-  const parse = (text: string): Record<string, TestStatus> => parseTestLog(text, plan.parser);
-  // The canaries' own statuses are left out of everything but their check; with them in, a
-  // failing canary explains a non-zero exit status (checkSuspiciousOutput's last rule).
-  const withCanaries = parse(log);
-  const canaryVerdict =
-    canaries === null ? null : checkCanaries(canaries, log, parse, testRun, withCanaries);
-  const statuses = canaryVerdict?.statuses ?? withCanaries;
-  const forged = canaryVerdict?.findings ?? [];
-  const tampering = [...changeTampering, ...forged];
-  const verdicts = evaluateTests({
-    statuses,
-    failToPass: plan.failToPass,
-    passToPass: plan.passToPass,
-  });
-  // A limit of the sandbox ended some of the test run (the log says which, and how).
-  const overLimit =
-    testRun.limitExceeded === null
-      ? null
-      : `the tests went over the sandbox's ${testRun.limitExceeded} limit`;
-  const suspicious = testRun.timedOut
-    ? null
-    : testRun.exitCode === null
-      ? `the test process was killed by ${String(testRun.signal)}`
-      : checkSuspiciousOutput({ statuses: withCanaries, testExitCode: testRun.exitCode, log });
-  const reason = testRun.timedOut
-    ? `the tests timed out after ${String(Math.round(plan.limits.testMs / 1000))} s`
-    : overLimit !== null
-      ? overLimit
-      : suspicious !== null
-        ? `the test log was rejected: ${suspicious}`
-        : forged.length > 0
-          ? `the test log is not the test run's own: ${forged.join("; ")}`
-          : changeTampering.length > 0
-            ? `the change tampers with the test run: ${changeTampering.join("; ")}`
-            : verdicts.reason;
-  const resolved =
-    !testRun.timedOut &&
-    overLimit === null &&
-    suspicious === null &&
-    tampering.length === 0 &&
-    verdicts.resolved;
-  return {
-    resolved,
-    reason,
-    statuses,
-    failToPass: verdicts.failToPass,
-    passToPass: verdicts.passToPass,
-    tampering,
-  };
-}
-
-/** An unresolved grade's reason, naming what the work tree held that the change left out. */
-function withLeftOut(reason: string, leftOut: readonly string[]): string {
-  return leftOut.length === 0
-    ? reason
-    : `${reason} (left out of the change: ${leftOut.join("; ")})`;
-}
-
-/** A grade's record of its canaries. */
-function countCanaries(planted: PlantedCanaries): GradeCanaries {
-  const mustFail = planted.canaries.filter((canary) => canary.mustFail).length;
-  return {
-    mustPass: planted.canaries.length - mustFail,
-    mustFail,
-    files: new Set(planted.canaries.map((canary) => canary.file)).size,
-  };
 }

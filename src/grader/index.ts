@@ -24,3 +24,5 @@ export type { RunningServices, ServiceDefinition } from "./services.js";
 export { detectTestTampering } from "./tamper.js";
 export type { GradeSandbox } from "./grade-sandbox.js";
 export { withGoldCheckout, type GoldCheckout } from "./gold-checkout.js";
+export { judgeTestLog, rejudgeGrade, type RejudgeInput, type Verdict } from "./judge.js";
+export { readGradingLog } from "./test-run.js";

@@ -52,6 +52,8 @@ export const toolRequestSchema = z.object({
   name: z.string(),
   command: z.string().optional(),
   commandEnv: z.array(z.string()).optional(),
+  /** `--path`: host folders the command reads, absolute. */
+  commandPaths: z.array(z.string()).optional(),
   model: z.string().optional(),
   baseUrl: z.string().optional(),
   maxCost: z.string().optional(),

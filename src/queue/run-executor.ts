@@ -1,5 +1,6 @@
 import { mkdir } from "node:fs/promises";
 import {
+  classifyInfraError,
   errorMessage,
   SCHEMA_VERSION,
   sourceName,
@@ -398,7 +399,8 @@ async function writeQueueFailure(
     suite: job.task.suite,
     taskId: job.task.info.id,
     trial: job.trial,
-    outcome: { kind: "infra_error", phase: "queue", message },
+    // A worker lost or a job failed on the queue: lab's machinery, unless the words say more.
+    outcome: { kind: "infra_error", phase: "queue", message, class: classifyInfraError(message) },
     resolved: null,
     patchApplied: null,
     patchEmpty: null,

@@ -47,6 +47,18 @@ export const CSV_COLUMNS: readonly (keyof ToolSummary)[] = [
   "resolve_rate_cluster_boot_low",
   "resolve_rate_cluster_boot_high",
   "is_isolated",
+  "infra_error_rate",
+  "infra_environment",
+  "infra_lab",
+  "infra_machine",
+  "infra_unclassified",
+  "tool_exited_nonzero",
+  "tool_exit_codes",
+  "tool_timed_out",
+  "limit_memory",
+  "limit_disk",
+  "limit_processes",
+  "failure_warning",
 ];
 
 /** One CSV field, RFC 4180 style: quoted when it holds a comma, quote or line break; null is empty. */

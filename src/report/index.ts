@@ -2,6 +2,8 @@ export * from "./audit-slice.js";
 export * from "./comparisons.js";
 export * from "./contamination.js";
 export * from "./csv.js";
+export * from "./failures.js";
+export * from "./failures-markdown.js";
 export * from "./format.js";
 export * from "./gate.js";
 export * from "./html/details.js";

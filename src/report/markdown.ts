@@ -18,6 +18,7 @@ import { clusterWords, type SuiteReport, type ToolReport } from "./model.js";
 import { widening, WIDENING_WORTH_SAYING } from "./cluster.js";
 import { shortTime, type RunUsed } from "./runs.js";
 import { renderContaminationMarkdown } from "./contamination.js";
+import { renderFailuresMarkdown } from "./failures-markdown.js";
 import { renderIntegrityMarkdown } from "./integrity.js";
 import type { SliceTable } from "./slices.js";
 import { renderMarkdownTable, renderSummaryMarkdown } from "./tables.js";
@@ -27,6 +28,7 @@ export type MarkdownSection =
   | "runs"
   | "summary"
   | "rates"
+  | "failures"
   | "repeated"
   | "comparisons"
   | "slices"
@@ -38,6 +40,7 @@ export const ALL_SECTIONS: readonly MarkdownSection[] = [
   "runs",
   "summary",
   "rates",
+  "failures",
   "repeated",
   "comparisons",
   "slices",
@@ -378,6 +381,7 @@ export function renderReportMarkdown(
         ),
       );
     if (section === "rates") parts.push(renderRates(report));
+    if (section === "failures") parts.push(renderFailuresMarkdown(report.failures));
     if (section === "repeated" && report.isRepeated) parts.push(renderRepeated(report));
     if (section === "comparisons") parts.push(renderComparisons(report));
     if (section === "slices") parts.push(renderSlices(report));

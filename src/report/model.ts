@@ -8,6 +8,7 @@ import { buildComparisons, type ComparisonReport } from "./comparisons.js";
 import { describeRunsUsed, runLabels, type RunUsed } from "./runs.js";
 import { buildSlices, type SliceTable } from "./slices.js";
 import { buildContamination, type ContaminationReport } from "./contamination.js";
+import { buildFailures, commandOf, type FailuresReport } from "./failures.js";
 import { buildIntegrity, type IntegrityReport } from "./integrity.js";
 import { consistency, flipRate, passAtK, passHatK, type TaskTallies } from "./stats.js";
 import {
@@ -127,6 +128,8 @@ export interface SuiteReport {
   readonly clustering: ClusteringReport | null;
   /** When the runs read differ in their task sets: which, and how many tasks each; else null. */
   readonly taskSetNote: string | null;
+  /** How each tool's trials ended badly: exits, timeouts, limits, empty changes, infra classes. */
+  readonly failures: FailuresReport;
 }
 
 /** A cluster field in words: "repository" or the metadata field's name. */
@@ -304,5 +307,14 @@ export function buildReport(
         ? null
         : { field: clustering.field, clusters: clustering.clusters, tasks: allTaskIds.length },
     taskSetNote: describeTaskSets(runs, labels),
+    failures: buildFailures(
+      runs.map((run, index) => ({
+        label: labels[index] ?? run.record.tool,
+        tool: run.record.tool,
+        rows: run.trials,
+        resolveRate: tools[index]?.summary.resolve_rate ?? null,
+        command: commandOf(run.record),
+      })),
+    ),
   };
 }

@@ -7,6 +7,7 @@ import {
   clusteredStandardError,
   naiveStandardError,
 } from "./cluster.js";
+import { commandOf, exitCodesText, tallyFailures, type ToolFailures } from "./failures.js";
 import {
   bootstrapResolveRate,
   consistency,
@@ -111,6 +112,25 @@ export interface ToolSummary {
   readonly resolve_rate_cluster_boot_high: number | null;
   /** Every invocation of the run isolated the tool (a sandbox other than `none`). */
   readonly is_isolated: boolean;
+  /** Infrastructure errors over finished trials (infra errors included); null without trials. */
+  readonly infra_error_rate: number | null;
+  /** Infrastructure errors by class (failures.ts); unclassified: old records that say nothing. */
+  readonly infra_environment: number;
+  readonly infra_lab: number;
+  readonly infra_machine: number;
+  readonly infra_unclassified: number;
+  /** Graded trials whose tool exited non-zero or was ended by a signal (timeouts aside). */
+  readonly tool_exited_nonzero: number;
+  /** Their most common exit codes (or signals), "127 ×10, 1 ×2"; null when none. */
+  readonly tool_exit_codes: string | null;
+  /** Graded trials whose tool timed out. */
+  readonly tool_timed_out: number;
+  /** Graded trials whose tool a sandbox limit stopped, per limit. */
+  readonly limit_memory: number;
+  readonly limit_disk: number;
+  readonly limit_processes: number;
+  /** When most trials ended the same bad way: which, in how many, and the likely cause. */
+  readonly failure_warning: string | null;
 }
 
 /** How intervals are drawn. */
@@ -278,6 +298,12 @@ export function summarizeRun(
     run_trials_done: results.length,
     run_trials_planned: record.taskIds.length * record.trials,
     run_updated_at: record.updatedAt,
+    ...failureFields(
+      tallyFailures(record.tool, results, {
+        expectsEmpty: record.tool === "noop",
+        command: commandOf(record),
+      }),
+    ),
     cost_per_trial: costPerTrial,
     empty_changes: empty,
     resolve_rate_se: finite(naiveStandardError(taskRates)),
@@ -288,4 +314,23 @@ export function summarizeRun(
     resolve_rate_cluster_boot_high: clusterBoot === null ? null : finite(clusterBoot.high),
     is_isolated: isIsolated(record),
   };
+}
+
+/** A tool's failures as the summary row's flat fields. */
+function failureFields(failures: ToolFailures) {
+  return {
+    infra_error_rate: failures.infraErrorRate,
+    infra_environment: failures.infraClasses.environment,
+    infra_lab: failures.infraClasses.lab,
+    infra_machine: failures.infraClasses.machine,
+    infra_unclassified: failures.infraClasses.unclassified,
+    tool_exited_nonzero: failures.exitedNonZero,
+    tool_exit_codes: failures.exitCodes.length === 0 ? null : exitCodesText(failures.exitCodes),
+    tool_timed_out: failures.timedOut,
+    limit_memory: failures.overLimit.memory,
+    limit_disk: failures.overLimit.disk,
+    limit_processes: failures.overLimit.processes,
+    empty_changes: failures.emptyChange,
+    failure_warning: failures.warning,
+  } satisfies Partial<ToolSummary>;
 }

@@ -4,3 +4,4 @@ export * from "./trial.js";
 export * from "./select.js";
 export * from "./tool-run.js";
 export * from "./executor.js";
+export { regradeRun, type RegradeOptions, type RegradeResult } from "./regrade.js";

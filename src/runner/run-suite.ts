@@ -39,6 +39,7 @@ import {
 } from "../suite/index.js";
 import type { RunConfig, TrialJob } from "./config.js";
 import { localExecutor, type TrialExecutor } from "./executor.js";
+import { failureWarning } from "./failure-warning.js";
 import { selectTasks } from "./select.js";
 
 /** What `runSuite` returns. */
@@ -283,6 +284,9 @@ async function runLocked(
   await writeJsonAtomic(run.runJson, { ...record, status, updatedAt: new Date().toISOString() });
   const results = await readTrialResults(run);
   const summary = summarizeTrials(results);
+  const warning = failureWarning(results, source, run);
+  if (warning !== null)
+    reporter.emit({ type: "log", level: "warn", message: `run ${config.runId}: ${warning}` });
   reporter.emit({ type: "run:end", runId: config.runId, runDir: run.dir, status, summary });
   if (failure !== null) throw failure;
   return { runId: config.runId, runDir: run.dir, status, summary, results };

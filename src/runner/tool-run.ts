@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import {
+  errorCode,
   errorMessage,
   type PhaseTimer,
   type Sandbox,
@@ -27,6 +28,8 @@ export interface ToolRun {
 export interface ToolRunFailure {
   readonly phase: "setup" | "sandbox" | "tool";
   readonly message: string;
+  /** The error's code (a LabError's, or errno's), which classes it. */
+  readonly code?: string | undefined;
 }
 
 /**
@@ -56,7 +59,7 @@ export async function runToolInWorkTree(
       }),
     );
   } catch (error) {
-    return { phase: "setup", message: errorMessage(error) };
+    return { phase: "setup", message: errorMessage(error), code: errorCode(error) };
   }
 
   await mkdir(inputDir);
@@ -69,7 +72,7 @@ export async function runToolInWorkTree(
       sandboxSpec(job, tool, config, scratch, workTree),
     );
   } catch (error) {
-    return { phase: "sandbox", message: errorMessage(error) };
+    return { phase: "sandbox", message: errorMessage(error), code: errorCode(error) };
   }
   let report: ToolReport;
   try {
@@ -93,7 +96,11 @@ export async function runToolInWorkTree(
       }),
     );
   } catch (error) {
-    return { phase: "tool", message: `the ${tool.name} adapter failed: ${errorMessage(error)}` };
+    return {
+      phase: "tool",
+      message: `the ${tool.name} adapter failed: ${errorMessage(error)}`,
+      code: errorCode(error),
+    };
   } finally {
     // Anything still carrying this trial's marker was left behind by the tool: a daemon
     // that escaped its process group must not live on to tamper with grading.

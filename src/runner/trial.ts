@@ -1,7 +1,9 @@
 import { appendFile, mkdir, mkdtemp, rm } from "node:fs/promises";
 import path from "node:path";
 import {
+  classifyInfraError,
   createPhaseTimer,
+  errorCode,
   errorMessage,
   isLabError,
   removeTree,
@@ -77,12 +79,23 @@ export async function runTrial(
     return result;
   };
 
-  /** Records an infrastructure failure of `phase`; null (no record) when the run was interrupted. */
+  /**
+   * Records an infrastructure failure of `phase`, classed by its words and code (core's
+   * classifyInfraError); null (no record) when the run was interrupted.
+   */
   const infraError = async (
     phase: "setup" | "sandbox" | "tool" | "grade",
     message: string,
+    code?: string,
   ): Promise<TrialResult | null> =>
-    signal.aborted ? null : finish({ kind: "infra_error", phase, message });
+    signal.aborted
+      ? null
+      : finish({
+          kind: "infra_error",
+          phase,
+          message,
+          class: classifyInfraError(message, code),
+        });
 
   try {
     const { source } = config;
@@ -98,11 +111,15 @@ export async function runTrial(
           telemetry: {},
         };
       } catch (error) {
-        return await infraError("tool", `the ${source.name} tool failed: ${errorMessage(error)}`);
+        return await infraError(
+          "tool",
+          `the ${source.name} tool failed: ${errorMessage(error)}`,
+          errorCode(error),
+        );
       }
     } else {
       const ran = await runToolInWorkTree(job, source.tool, config, scratch, timer, signal);
-      if ("phase" in ran) return await infraError(ran.phase, ran.message);
+      if ("phase" in ran) return await infraError(ran.phase, ran.message, ran.code);
       for (const warning of ran.warnings) {
         reporter.emit({
           type: "log",
@@ -152,7 +169,7 @@ export async function runTrial(
       await writeFileAtomic(paths.patch, graded.patch);
     } catch (error) {
       if (wasCancelled(error, signal)) return null;
-      return await infraError("grade", errorMessage(error));
+      return await infraError("grade", errorMessage(error), errorCode(error));
     }
 
     const { toolExit } = obtained;

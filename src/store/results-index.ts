@@ -9,9 +9,15 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { appendFile, stat } from "node:fs/promises";
 import path from "node:path";
-import { type Outcome, type TrialResult } from "../core/index.js";
+import {
+  inferInfraClass,
+  type InfraClass,
+  type Outcome,
+  type SandboxLimit,
+  type TrialResult,
+} from "../core/index.js";
 import { writeFileAtomic } from "./atomic.js";
-import { readStoredSync, trialPaths, type RunPaths } from "./runs.js";
+import { readStoredSync, readTrialResults, trialPaths, type RunPaths } from "./runs.js";
 import { trialResultSchema } from "./schemas.js";
 
 /** What a report counts of a trial: result.json's figures, flat. */
@@ -37,13 +43,22 @@ export interface TrialRow {
   readonly flagged: boolean;
   /** The model the tool said it used; null when it said none. */
   readonly model: string | null;
+  /**
+   * How the tool's process ended, for the report's failures: its exit code and signal, the
+   * sandbox limit that stopped it; null when it never ran (optional: rows made by hand).
+   */
+  readonly exitCode?: number | null;
+  readonly signal?: string | null;
+  readonly limit?: SandboxLimit | null;
+  /** An infra error's class: the record's, else inferred from its words, else "unclassified". */
+  readonly infraClass?: InfraClass | "unclassified" | null;
 }
 
 /**
  * Version of the index's line format. A line of another version is skipped, so its trial is
  * read from result.json and the index rewritten: changing the format needs no migration.
  */
-const INDEX_VERSION = 2;
+const INDEX_VERSION = 3;
 
 const KINDS: readonly Outcome["kind"][] = ["graded", "tool_timeout", "tool_crashed", "infra_error"];
 
@@ -66,7 +81,17 @@ export function toTrialRow(result: TrialResult): TrialRow {
     durationMs: result.durationMs,
     flagged: (result.grade?.tampering.length ?? 0) > 0,
     model: telemetry.model ?? null,
+    exitCode: result.toolExit?.exitCode ?? null,
+    signal: result.toolExit?.signal ?? null,
+    limit: result.toolExit?.limit ?? null,
+    infraClass: infraClassOf(result.outcome),
   };
+}
+
+/** An infra error's class: as recorded, else what its words say, else "unclassified". */
+function infraClassOf(outcome: Outcome): InfraClass | "unclassified" | null {
+  if (outcome.kind !== "infra_error") return null;
+  return outcome.class ?? inferInfraClass(outcome.message) ?? "unclassified";
 }
 
 /**
@@ -92,6 +117,10 @@ type IndexLine = [
   durationMs: number,
   flagged: boolean,
   model: string | null,
+  exitCode: number | null,
+  signal: string | null,
+  limit: SandboxLimit | null,
+  infraClass: InfraClass | "unclassified" | null,
 ];
 
 function toLine(row: TrialRow, file: { mtimeMs: number; size: number }): string {
@@ -114,6 +143,10 @@ function toLine(row: TrialRow, file: { mtimeMs: number; size: number }): string 
     row.durationMs,
     row.flagged,
     row.model,
+    row.exitCode ?? null,
+    row.signal ?? null,
+    row.limit ?? null,
+    row.infraClass ?? null,
   ];
   return `${JSON.stringify(line)}\n`;
 }
@@ -135,6 +168,10 @@ function fromLine(line: IndexLine): TrialRow {
     durationMs: line[15],
     flagged: line[16],
     model: line[17],
+    exitCode: line[18],
+    signal: line[19],
+    limit: line[20],
+    infraClass: line[21],
   };
 }
 
@@ -142,7 +179,7 @@ function fromLine(line: IndexLine): TrialRow {
 function isIndexLine(value: unknown): value is IndexLine {
   return (
     Array.isArray(value) &&
-    value.length === 18 &&
+    value.length === 22 &&
     value[0] === INDEX_VERSION &&
     typeof value[1] === "string" &&
     typeof value[2] === "number" &&
@@ -245,4 +282,18 @@ export async function readTrialRows(run: RunPaths): Promise<TrialRow[]> {
     await writeFileAtomic(run.resultsIndex, text).catch(() => undefined);
   }
   return rows;
+}
+
+/**
+ * Writes the run's index again from its result.json files, in one atomic rename: after
+ * result.json files were rewritten in place (`lab regrade`), so that no reader meets a line
+ * whose file changed under it.
+ */
+export async function rewriteTrialIndex(run: RunPaths): Promise<void> {
+  const lines: string[] = [];
+  for (const result of await readTrialResults(run)) {
+    const file = await stat(trialPaths(run, result.taskId, result.trial).result);
+    lines.push(toLine(toTrialRow(result), file));
+  }
+  await writeFileAtomic(run.resultsIndex, lines.join(""));
 }

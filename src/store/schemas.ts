@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { gradeSchema, SCHEMA_VERSION } from "../core/index.js";
+import { gradeSchema, INFRA_CLASSES, SCHEMA_VERSION } from "../core/index.js";
 
 const outcomeSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("graded") }),
@@ -10,7 +10,12 @@ const outcomeSchema = z.discriminatedUnion("kind", [
     signal: z.string().nullable(),
     message: z.string().optional(),
   }),
-  z.object({ kind: z.literal("infra_error"), phase: z.string(), message: z.string() }),
+  z.object({
+    kind: z.literal("infra_error"),
+    phase: z.string(),
+    message: z.string(),
+    class: z.enum(INFRA_CLASSES).optional(),
+  }),
 ]);
 
 /** result.json, as stored. */
@@ -34,6 +39,7 @@ export const trialResultSchema = z.object({
       timedOut: z.boolean(),
       strayProcesses: z.number(),
       error: z.string().optional(),
+      limit: z.enum(["memory", "disk", "processes"]).optional(),
     })
     .nullable(),
   telemetry: z.object({
@@ -51,6 +57,12 @@ export const trialResultSchema = z.object({
   durationMs: z.number(),
   startedAt: z.string(),
   finishedAt: z.string(),
+});
+
+const verdictSchema = z.object({
+  resolved: z.boolean(),
+  flagged: z.boolean(),
+  reason: z.string().nullable(),
 });
 
 /** run.json, as stored. */
@@ -76,6 +88,25 @@ export const runRecordSchema = z.object({
         config: z.record(z.string(), z.unknown()),
         toolVersion: z.string(),
         labVersion: z.string(),
+      }),
+    )
+    .optional(),
+  regrades: z
+    .array(
+      z.object({
+        at: z.string(),
+        labVersion: z.string(),
+        judged: z.number(),
+        skipped: z.number(),
+        changes: z.array(
+          z.object({
+            taskId: z.string(),
+            trial: z.number(),
+            old: verdictSchema,
+            new: verdictSchema,
+            why: z.string(),
+          }),
+        ),
       }),
     )
     .optional(),

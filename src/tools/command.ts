@@ -189,7 +189,12 @@ export function createCommandTool(spec: CommandToolSpec): Tool {
       });
       const read = await readTelemetryFile(telemetryFile);
       return {
-        exit: { exitCode: result.exitCode, signal: result.signal, timedOut: result.timedOut },
+        exit: {
+          exitCode: result.exitCode,
+          signal: result.signal,
+          timedOut: result.timedOut,
+          ...(result.limitExceeded === null ? {} : { limit: result.limitExceeded }),
+        },
         telemetry: read.telemetry,
         ...(read.warnings.length === 0
           ? {}

@@ -9,6 +9,7 @@ import type { SuiteReport } from "../model.js";
 import { SCRIPT, STYLE } from "./assets.js";
 import type { TrialDetail } from "./details.js";
 import { embedJson, escapeHtml } from "./escape.js";
+import { renderFailuresSection } from "./failures-section.js";
 import { detailKey, renderGridSection } from "./grid.js";
 import {
   renderChartSection,
@@ -37,6 +38,7 @@ const CSP =
 export const PAGE_SECTIONS = [
   "runs",
   "summary",
+  "failures",
   "comparisons",
   "chart",
   "repeated",
@@ -47,6 +49,7 @@ export const PAGE_SECTIONS = [
 const NAV: Record<(typeof PAGE_SECTIONS)[number], string> = {
   runs: "Runs",
   summary: "Summary",
+  failures: "Failures",
   chart: "Cost",
   repeated: "Repeated trials",
   comparisons: "Comparisons",
@@ -81,6 +84,7 @@ export function renderReportHtml(input: PageInput): string {
   const body = [
     renderRunsSection(report),
     renderSummarySection(report),
+    renderFailuresSection(report),
     renderComparisonSection(report),
     renderChartSection(report),
     renderRepeatedSection(report),
