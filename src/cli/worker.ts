@@ -9,7 +9,7 @@ import { toolFromRequest } from "./source.js";
 export const workerCommand = defineCommand({
   name: "worker",
   summary:
-    "Serve a job queue: take trials (`lab run --queue`) and proofs (`lab gen --queue`), run and grade each on this machine exactly as a local run would, in this machine's sandbox, and send the trial's record and files back. Runs until stopped (Ctrl-C hands running jobs back to the queue).",
+    "Serve a job queue: take trials (`lab run --queue`) and proofs (`lab gen --queue`), run and grade each on this machine exactly as a local run would, in this machine's sandbox, and send the trial's record and files back. Runs until stopped (Ctrl-C or SIGTERM hands running jobs back to the queue; it stops within 10 s even when Redis does not answer).",
   usage: "worker --queue URL [options]",
   options: {
     queue: {

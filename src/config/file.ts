@@ -3,6 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import { priceTableSchema } from "../agents/index.js";
 import { describeSchemaError, LabError } from "../core/index.js";
+import { MAX_TRIALS } from "../runner/index.js";
 
 /** The default config file name, looked for in the current folder. */
 export const CONFIG_FILE_NAME = "lab.config.json";
@@ -80,7 +81,12 @@ export const configFileSchema = z
     defaults: z
       .object({
         concurrency: z.number().int().positive().optional(),
-        trials: z.number().int().positive().optional(),
+        trials: z
+          .number()
+          .int()
+          .positive()
+          .max(MAX_TRIALS, `is at most ${String(MAX_TRIALS)} trials per task`)
+          .optional(),
         timeout: z.string().optional(),
         testTimeout: z.string().optional(),
         sandbox: z.string().optional(),

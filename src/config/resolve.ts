@@ -9,7 +9,12 @@ import {
   type ChangeSource,
 } from "../core/index.js";
 import { UV_PASSED_VARIABLES, type EnvironmentOptions } from "../environment/index.js";
-import type { RunConfig, SandboxSettings, TrialLimits } from "../runner/index.js";
+import {
+  MAX_TRIALS,
+  type RunConfig,
+  type SandboxSettings,
+  type TrialLimits,
+} from "../runner/index.js";
 import {
   DEFAULT_SANDBOX,
   DOCKER_PASSED_VARIABLES,
@@ -224,6 +229,15 @@ export interface RunFlags {
   readonly disk?: string | undefined;
 }
 
+/** Refuses trials per task past MAX_TRIALS (lab.config.json's schema checks its own). */
+function checkTrials(trials: number, from: string): number {
+  if (trials <= MAX_TRIALS) return trials;
+  throw new UsageError(
+    `${from} is at most ${String(MAX_TRIALS)} trials per task; got ${String(trials)}.`,
+    "Ask for fewer: `lab plan --baseline RATE --difference RATE` says how many trials per task a comparison needs.",
+  );
+}
+
 /** Resolves a run: flags > LAB_* variables > lab.config.json > defaults. Frozen. */
 export function resolveRunConfig(options: {
   flags: RunFlags;
@@ -280,7 +294,7 @@ export function resolveRunConfig(options: {
   );
   const resolvedTrials =
     trials !== undefined
-      ? parsePositiveInt(trials.value, trials.from)
+      ? checkTrials(parsePositiveInt(trials.value, trials.from), trials.from)
       : (file.defaults.trials ?? 1);
   const resolvedConcurrency =
     concurrency !== undefined

@@ -45,9 +45,9 @@ function describeRedisError(error: unknown): string {
 }
 
 /**
- * Connects once, without retrying, so a wrong URL fails in seconds with a clear message
- * (QUEUE_UNAVAILABLE) instead of waiting forever; returns warnings about the server (an
- * eviction policy that would drop jobs).
+ * Connects once, without retrying, so a wrong URL or a Redis that does not answer fails in
+ * seconds with a clear message (QUEUE_UNAVAILABLE) instead of waiting forever; returns
+ * warnings about the server (an eviction policy that would drop jobs).
  */
 export async function checkQueueReachable(address: QueueAddress): Promise<string[]> {
   const client = new Redis({
@@ -56,6 +56,9 @@ export async function checkQueueReachable(address: QueueAddress): Promise<string
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
     connectTimeout: 5000,
+    // connectTimeout ends at the TCP handshake: a hung Redis (or a host that accepts and is
+    // silent) must fail the check too, not hold it forever.
+    commandTimeout: 5000,
   });
   // The reason (ECONNREFUSED, WRONGPASS) comes as an error event; connect() then only says closed.
   let reason: unknown = null;

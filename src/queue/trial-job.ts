@@ -232,8 +232,8 @@ export async function processTrial(
       throw error;
     }
     if (result === null) {
-      settings.onLog("info", `${attempt}: stopped; handed back to the queue`);
       await job.moveToWait(token);
+      settings.onLog("info", `${attempt}: stopped; handed back to the queue`);
       throw new WaitingError();
     }
     if (result.outcome.kind === "infra_error" && attemptsLeft > 0) {

@@ -2,6 +2,7 @@ import { mkdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
+import { LabError } from "../core/index.js";
 import { describeAddressRisks } from "./address.js";
 import { checkQueueReachable, openRedis, redisOptions } from "./connection.js";
 import { processProof } from "./proof-job.js";
@@ -14,6 +15,7 @@ import {
   WORKERS_KEY,
   type WorkerHeartbeat,
 } from "./protocol.js";
+import { HeldJobs, ping, settlesWithin, STOP_GRACE_MS, unlessAborted } from "./stopping.js";
 import { processTrial } from "./trial-job.js";
 import { refuse, type WorkerContext, type WorkerSettings } from "./worker-context.js";
 
@@ -45,9 +47,16 @@ export async function runWorker(
   signal: AbortSignal,
 ): Promise<WorkerSummary> {
   const { address, name } = settings;
-  for (const warning of [...describeAddressRisks(address), ...(await checkQueueReachable(address))])
+  const stopped = (what: string) =>
+    new LabError("CANCELLED", `Worker ${name} was stopped while ${what}.`);
+  for (const warning of [
+    ...describeAddressRisks(address),
+    ...(await unlessAborted(checkQueueReachable(address), signal, () =>
+      stopped("reaching the queue's Redis"),
+    )),
+  ])
     settings.onLog("warn", warning);
-  await settings.sandbox.checkReady();
+  await unlessAborted(settings.sandbox.checkReady(), signal, () => stopped("checking its sandbox"));
   const redis = openRedis(address);
   const stagingRoot = path.join(
     settings.scratchRoot,
@@ -80,7 +89,6 @@ export async function runWorker(
     };
     await redis.hset(WORKERS_KEY, name, JSON.stringify(beat));
   };
-  await heartbeat();
   const beating = setInterval(() => {
     heartbeat().catch(() => undefined);
   }, HEARTBEAT_MS);
@@ -95,6 +103,7 @@ export async function runWorker(
     jobSignal?: AbortSignal,
   ): Promise<unknown> => {
     active++;
+    held.take(job.id);
     const jobStop =
       jobSignal === undefined ? stop.signal : AbortSignal.any([stop.signal, jobSignal]);
     try {
@@ -125,13 +134,14 @@ export async function runWorker(
       }
       throw new UnrecoverableError(`unknown job kind "${job.name}"`);
     } catch (error) {
+      if (error instanceof WaitingError || error instanceof DelayedError) {
+        held.release(job.id);
+        throw error;
+      }
       // Cut short by a stop: hand the job back untouched rather than fail an attempt.
-      if (
-        stop.signal.aborted &&
-        !(error instanceof WaitingError) &&
-        !(error instanceof DelayedError)
-      ) {
+      if (stop.signal.aborted) {
         await job.moveToWait(token);
+        held.release(job.id);
         throw new WaitingError();
       }
       throw error;
@@ -150,6 +160,7 @@ export async function runWorker(
     // A trial whose workers died three times is recorded as an infra error, not tried forever.
     maxStalledCount: 2,
   });
+  const held = new HeldJobs(worker);
   // Connection errors while Redis restarts (the clients reconnect), and locks lost by a worker
   // too slow to renew them (another worker redoes the job; this attempt's result is dropped).
   worker.on("error", (error) => {
@@ -159,7 +170,9 @@ export async function runWorker(
     settings.onLog("warn", `job ${jobId}: its worker stopped renewing its lock; handed to another`);
   });
   try {
-    await worker.waitUntilReady();
+    await unlessAborted(Promise.all([heartbeat(), worker.waitUntilReady()]), signal, () =>
+      stopped("waiting for the queue's Redis"),
+    );
     settings.onLog(
       "info",
       `worker ${name} serves queue ${address.display}: ${String(settings.concurrency)} job(s) at once, sandbox ${settings.sandbox.name}${settings.idleExitMs === undefined ? "" : `, stops after ${String(Math.round(settings.idleExitMs / 1000))} s idle`}`,
@@ -189,10 +202,38 @@ export async function runWorker(
     );
   } finally {
     stop.abort();
-    await worker.close();
     clearInterval(beating);
-    await redis.hdel(WORKERS_KEY, name).catch(() => undefined);
-    for (const key of context.refused) await redis.hdel(key, name).catch(() => undefined);
+    // Take no new job (a job finishing now fetches none either).
+    worker.pause(true).catch(() => undefined);
+    // Handing jobs back and leaving the registry need Redis, whose commands wait through an
+    // outage (maxRetriesPerRequest: null): a Redis gone, hung or refusing would hold the stop
+    // forever, so they get STOP_GRACE_MS. BullMQ's own close is forced (no QUIT, no wait for
+    // its blocking read): what it would wait for is done by then, or given up.
+    const redisSays = ping(redis);
+    const giveUp = new AbortController();
+    const farewell = async (): Promise<void> => {
+      await held.none(giveUp.signal);
+      await redis.hdel(WORKERS_KEY, name).catch(() => undefined);
+      for (const key of context.refused) await redis.hdel(key, name).catch(() => undefined);
+    };
+    if (!(await settlesWithin(farewell(), STOP_GRACE_MS))) {
+      giveUp.abort();
+      const running =
+        held.count > 0
+          ? `; ${String(held.count)} running job(s) go to another worker once their lock lapses (--lock-duration)`
+          : "";
+      const grace = `${String(STOP_GRACE_MS / 1000)} s`;
+      const said = redisSays();
+      settings.onLog(
+        "warn",
+        said === "pong"
+          ? `worker ${name} did not finish stopping within ${grace}: leaving${running}`
+          : said === "nothing"
+            ? `the queue's Redis did not answer within ${grace}: leaving without handing anything back${running}`
+            : `the queue's Redis refuses this worker (${said.message}): leaving without handing anything back${running}`,
+      );
+    }
+    await worker.close(true);
     redis.disconnect();
     await rm(stagingRoot, { recursive: true, force: true });
   }

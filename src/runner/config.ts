@@ -2,6 +2,20 @@ import type { ChangeSource, Oracle, SandboxLimits, SandboxProvider, Task } from 
 import type { EnvironmentOptions } from "../environment/index.js";
 import type { TrialPaths } from "../store/index.js";
 
+/**
+ * The most trials per task a run may ask for. A run plans its trials before the first starts
+ * (a job each), and a report reads them all: a huge --trials held lab silent and deaf to
+ * Ctrl-C for minutes, then ran it out of memory. A thousand puts a task's own rate within
+ * about 3 points (95%), far past what a comparison of tools needs (`lab plan`).
+ */
+export const MAX_TRIALS = 1000;
+
+/**
+ * The most trials one run may hold (tasks times trials per task): its plan, its index and its
+ * report stay within memory and seconds. Larger campaigns are several runs.
+ */
+export const MAX_RUN_TRIALS = 100_000;
+
 /** Per-phase limits of a trial. */
 export interface TrialLimits {
   /** setup.sh making a work tree. */

@@ -37,7 +37,7 @@ import {
   loadTask,
   type Suite,
 } from "../suite/index.js";
-import type { RunConfig, TrialJob } from "./config.js";
+import { MAX_RUN_TRIALS, type RunConfig, type TrialJob } from "./config.js";
 import { localExecutor, type TrialExecutor } from "./executor.js";
 import { failureWarning } from "./failure-warning.js";
 import { selectTasks } from "./select.js";
@@ -58,6 +58,18 @@ function throwIfInterrupted(signal: AbortSignal, runId: string): void {
   throw new LabError("CANCELLED", `Run "${runId}" was interrupted before it started.`, {
     hint: "Nothing was written; run the same command again.",
   });
+}
+
+/** Refuses a run of more than MAX_RUN_TRIALS trials, before it plans any. */
+function checkRunSize(config: RunConfig, tasks: number): void {
+  if (tasks * config.trials <= MAX_RUN_TRIALS) return;
+  throw new LabError(
+    "CONFIG_INVALID",
+    `Run "${config.runId}" would hold ${String(tasks * config.trials)} trials (${String(tasks)} task(s) × --trials ${String(config.trials)}); a run holds at most ${String(MAX_RUN_TRIALS)}.`,
+    {
+      hint: "Ask for fewer --trials, or fewer tasks (--tasks), or split the tasks over several runs (--run-id).",
+    },
+  );
 }
 
 /** Counts over finished trials. */
@@ -142,6 +154,7 @@ async function runLocked(
   });
   for (const note of selection.notes) reporter.emit({ type: "log", ...note });
   const ids = selection.taskIds;
+  checkRunSize(config, ids.length);
   const tasks: { task: Task; oracle: Oracle }[] = [];
   for (const id of ids) {
     const task = await loadTask(suite, id);
@@ -227,10 +240,13 @@ async function runLocked(
   const hiddenPaths = hiddenPathsOf(config, suite);
   const jobs: TrialJob[] = [];
   let skipped = 0;
+  // A run no trial has started in reads no file to plan.
+  const mayHaveDone = existsSync(run.trialsDir);
   for (const { task, oracle } of tasks) {
+    throwIfInterrupted(signal, config.runId);
     for (let trial = 1; trial <= config.trials; trial++) {
       const paths = trialPaths(run, task.info.id, trial);
-      const done = await readTrialResult(paths).catch(() => null);
+      const done = mayHaveDone ? await readTrialResult(paths).catch(() => null) : null;
       // Infra errors are the lab's or the environment's fault, not the tool's: try them again.
       if (done !== null && done.outcome.kind !== "infra_error") {
         skipped++;

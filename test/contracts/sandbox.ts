@@ -27,7 +27,7 @@ import type {
 } from "../../src/core/index.js";
 import { createEnvMarker, findProcessesByEnvMarker } from "../../src/process/index.js";
 import { detectCgroups } from "../../src/sandbox/index.js";
-import { repoRoot } from "../helpers/temp.js";
+import { outsideTmpRoot } from "../helpers/temp.js";
 
 const NO_LIMITS: SandboxLimits = { memoryMb: null, diskMb: null, maxProcesses: null };
 const SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin";
@@ -49,8 +49,7 @@ interface Host {
  * which would hide everything there whatever the provider's rules.
  */
 function makeHost(): Host {
-  mkdirSync(path.join(repoRoot, ".cache"), { recursive: true });
-  const root = mkdtempSync(path.join(repoRoot, ".cache", "sandbox-contract-"));
+  const root = mkdtempSync(path.join(outsideTmpRoot, "sandbox-contract-"));
   const at = (...parts: string[]) => path.join(root, ...parts);
   const write = (file: string, text: string): string => {
     mkdirSync(path.dirname(file), { recursive: true });

@@ -3,7 +3,7 @@
  * on one run id, and a resume after a `kill -9`.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -11,13 +11,12 @@ import { runPaths } from "../../src/store/index.js";
 import { runScratchDir } from "../../src/runner/run-suite.js";
 import { addTask, writeFixtureSuite } from "../helpers/fixture-suite.js";
 import { runLab } from "../helpers/lab.js";
-import { repoRoot, sharedCacheDir } from "../helpers/temp.js";
+import { outsideTmpRoot, repoRoot, sharedCacheDir } from "../helpers/temp.js";
 import { hasBwrap } from "../sandbox/helpers.js";
 
 const labBin = path.join(repoRoot, "bin", "lab.js");
-mkdirSync(path.join(repoRoot, ".cache"), { recursive: true });
 // Outside /tmp: the sandbox replaces /tmp, so the scratch folder may not live there.
-const root = mkdtempSync(path.join(repoRoot, ".cache", "run-lock-"));
+const root = mkdtempSync(path.join(outsideTmpRoot, "run-lock-"));
 afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });

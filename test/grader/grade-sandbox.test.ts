@@ -17,13 +17,12 @@ import { resolveSandboxProvider } from "../../src/sandbox/index.js";
 import { loadOracle, loadSuite, loadTask } from "../../src/suite/index.js";
 import { addTask, writeFixtureSuite } from "../helpers/fixture-suite.js";
 import { testEnvironment } from "../helpers/lab.js";
-import { repoRoot, sharedCacheDir } from "../helpers/temp.js";
+import { outsideTmpRoot, sharedCacheDir } from "../helpers/temp.js";
 import { hasBwrap } from "../sandbox/helpers.js";
 
 // Not under /tmp: the sandbox has a /tmp of its own, so a secret there would be out of sight
 // whatever the sandbox's rules were.
-mkdirSync(path.join(repoRoot, ".cache"), { recursive: true });
-const root = mkdtempSync(path.join(repoRoot, ".cache", "confine-"));
+const root = mkdtempSync(path.join(outsideTmpRoot, "confine-"));
 afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });

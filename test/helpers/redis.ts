@@ -39,6 +39,10 @@ export interface RedisServer {
   kill(): Promise<void>;
   /** Starts it again on the same port and folder (with persistence, with its data). */
   start(): Promise<void>;
+  /** Freezes it (SIGSTOP): connections stay open and nothing answers, as a hung host's. */
+  pause(): void;
+  /** Thaws it (SIGCONT). */
+  resume(): void;
 }
 
 /** Files of a certificate authority and of a server certificate it signed (`makeTlsFiles`). */
@@ -176,8 +180,13 @@ export async function startRedis(
     port,
     url: `${options.tls === undefined ? "redis" : "rediss"}://${host}:${String(port)}`,
     dir,
-    stop: () => signal("SIGTERM"),
+    stop: async () => {
+      child?.kill("SIGCONT");
+      await signal("SIGTERM");
+    },
     kill: () => signal("SIGKILL"),
     start,
+    pause: () => child?.kill("SIGSTOP"),
+    resume: () => child?.kill("SIGCONT"),
   };
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { accessSync, constants, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll } from "vitest";
@@ -28,3 +28,29 @@ export const sharedCacheDir =
  */
 export const sharedToolsDir =
   process.env.LAB_TEST_TOOLS_DIR ?? path.join(repoRoot, ".cache", "test-tools");
+
+/**
+ * A folder outside /tmp for what a test's sandbox must be able to show or hide by its own rules
+ * (bwrap and docker put a /tmp of their own over /tmp, which would hide anything there whatever
+ * the rules): the checkout's `.cache` when the checkout is not under /tmp, else /var/tmp, else
+ * the home's `.cache`. Tests must pass wherever the clone lives (STYLE.md §13).
+ */
+export const outsideTmpRoot: string = (() => {
+  const candidates = [
+    path.join(repoRoot, ".cache"),
+    "/var/tmp",
+    path.join(os.homedir(), ".cache", "lab-tests"),
+  ];
+  for (const candidate of candidates) {
+    const resolved = path.resolve(candidate);
+    if (resolved === "/tmp" || resolved.startsWith("/tmp/")) continue;
+    try {
+      mkdirSync(resolved, { recursive: true });
+      accessSync(resolved, constants.W_OK);
+      return resolved;
+    } catch {
+      // Not writable here: the next one.
+    }
+  }
+  throw new Error(`no writable folder outside /tmp among ${candidates.join(", ")}`);
+})();

@@ -17,7 +17,7 @@ import {
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { repoRoot, sharedCacheDir } from "../helpers/temp.js";
+import { outsideTmpRoot, sharedCacheDir } from "../helpers/temp.js";
 import {
   gradedPatch,
   HOSTILE_SANDBOXES,
@@ -44,7 +44,7 @@ describe.each(HOSTILE_SANDBOXES)("hostile tools against the sandbox boundary (%s
     "the same search without the sandbox finds the oracle and resolves the task (the control)",
     async () => {
       // Another lab's oracle beside this one, as another test file (or a user's suites) leaves.
-      const decoy = path.join(repoRoot, ".cache", `hostile-decoy-${String(process.pid)}`);
+      const decoy = path.join(outsideTmpRoot, `hostile-decoy-${String(process.pid)}`);
       const decoyPatch = path.join(decoy, "evals", "fixture", "oracle", "alpha", "gold.patch");
       mkdirSync(path.dirname(decoyPatch), { recursive: true });
       writeFileSync(decoyPatch, "not the fix\n");
@@ -206,8 +206,7 @@ let homes: string | undefined;
 /** A home folder of its own for one run (not under /tmp, which the sandbox replaces). */
 function fakeHome(): string {
   if (homes === undefined) {
-    mkdirSync(path.join(repoRoot, ".cache"), { recursive: true });
-    homes = mkdtempSync(path.join(repoRoot, ".cache", "hostile-homes-"));
+    homes = mkdtempSync(path.join(outsideTmpRoot, "hostile-homes-"));
   }
   return mkdtempSync(path.join(homes, "home-"));
 }

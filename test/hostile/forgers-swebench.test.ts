@@ -4,12 +4,12 @@
  * `swebench` suite when set (e.g. the full tier), else three instances generated here from
  * LAB_SWEBENCH_DATASET (a rows file, as `lab gen --dataset` takes) or Hugging Face.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readTrialResults, runPaths } from "../../src/store/index.js";
 import { runLab } from "../helpers/lab.js";
-import { repoRoot } from "../helpers/temp.js";
+import { outsideTmpRoot } from "../helpers/temp.js";
 import { hasBwrap } from "../sandbox/helpers.js";
 import { HOSTILE_DIR } from "./helpers.js";
 
@@ -21,8 +21,7 @@ const NOT_PYTEST = /^(sympy__sympy|django__django)-/;
 describe.runIf(mirrors !== undefined && mirrors !== "" && hasBwrap())(
   "canaries on SWE-bench tasks",
   () => {
-    mkdirSync(path.join(repoRoot, ".cache"), { recursive: true });
-    const root = mkdtempSync(path.join(repoRoot, ".cache", "hostile-swebench-"));
+    const root = mkdtempSync(path.join(outsideTmpRoot, "hostile-swebench-"));
     afterAll(() => {
       rmSync(root, { recursive: true, force: true });
     });

@@ -14,7 +14,7 @@ import { readTrialResults, runPaths } from "../../src/store/index.js";
 import { loadOracle, loadSuite, loadTask, suiteLayout } from "../../src/suite/index.js";
 import { addTask, pyproject, writeFixtureSuite } from "../helpers/fixture-suite.js";
 import { runLab, testEnvironment } from "../helpers/lab.js";
-import { repoRoot } from "../helpers/temp.js";
+import { outsideTmpRoot, repoRoot } from "../helpers/temp.js";
 import { hasBwrap } from "../sandbox/helpers.js";
 import { gradedPatch, HOSTILE_DIR, makeLab } from "./helpers.js";
 
@@ -114,7 +114,7 @@ describe.runIf(hasBwrap())("forgers on the starter suite", () => {
 
 describe.runIf(hasBwrap())("a forger against a unittest runner (Django's parser)", () => {
   it("gold is not flagged; failures recorded as successes resolve without canaries and are flagged with them", async () => {
-    const root = mkdtempSync(path.join(repoRoot, ".cache", "forge-unittest-"));
+    const root = mkdtempSync(path.join(outsideTmpRoot, "forge-unittest-"));
     try {
       const evalsDir = path.join(root, "evals");
       const pkg = "adder";

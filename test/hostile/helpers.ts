@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll } from "vitest";
@@ -14,7 +14,7 @@ import { suiteLayout } from "../../src/suite/index.js";
 import { createDockerProvider } from "../../src/sandbox/index.js";
 import { createCommandTool } from "../../src/tools/index.js";
 import { addTask, writeFixtureSuite } from "../helpers/fixture-suite.js";
-import { repoRoot, sharedCacheDir } from "../helpers/temp.js";
+import { outsideTmpRoot, repoRoot, sharedCacheDir } from "../helpers/temp.js";
 import { dockerEndToEndUnavailable, hasBwrap, testDockerSettings } from "../sandbox/helpers.js";
 
 /** A sandbox that isolates, which hostile tools are run against. */
@@ -75,8 +75,7 @@ export function makeLab(
       1_800_000,
     );
   }
-  mkdirSync(path.join(repoRoot, ".cache"), { recursive: true });
-  const root = mkdtempSync(path.join(repoRoot, ".cache", "hostile-"));
+  const root = mkdtempSync(path.join(outsideTmpRoot, "hostile-"));
   afterAll(() => {
     rmSync(root, { recursive: true, force: true });
   });

@@ -13,7 +13,7 @@ import { createDockerProvider } from "../../src/sandbox/index.js";
 import { bakeable } from "../../src/sandbox/docker.js";
 import { withDockerReclaimLock } from "../helpers/docker-reclaim-lock.js";
 import { runLab } from "../helpers/lab.js";
-import { repoRoot, tempDir } from "../helpers/temp.js";
+import { outsideTmpRoot, tempDir } from "../helpers/temp.js";
 import { bareSpec, dockerLines, dockerUnavailable, testDockerSettings } from "./helpers.js";
 
 const unavailable = dockerUnavailable();
@@ -40,8 +40,7 @@ function toolImages(cacheDir: string): string[] {
 
 describe.runIf(unavailable === null)("a tool lab installed, in docker", () => {
   // Outside /tmp, which the container binds over its image: where tools are installed.
-  mkdirSync(path.join(repoRoot, ".cache"), { recursive: true });
-  const installRoot = mkdtempSync(path.join(repoRoot, ".cache", "test-tool-layer-"));
+  const installRoot = mkdtempSync(path.join(outsideTmpRoot, "test-tool-layer-"));
   const cacheDir = tempDir("lab-tool-layer-cache-");
   const settings = { ...testDockerSettings(), cacheDir };
   const provider = createDockerProvider({ settings });

@@ -2,10 +2,8 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync }
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { isWithin, mountArgs, toolPathMounts } from "../../src/sandbox/mounts.js";
-import { repoRoot } from "../helpers/temp.js";
-
-mkdirSync(path.join(repoRoot, ".cache"), { recursive: true });
-const root = mkdtempSync(path.join(repoRoot, ".cache", "mounts-"));
+import { outsideTmpRoot } from "../helpers/temp.js";
+const root = mkdtempSync(path.join(outsideTmpRoot, "mounts-"));
 afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });
