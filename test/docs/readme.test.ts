@@ -77,9 +77,11 @@ function cheapArgs(command: DocCommand): string[] | undefined {
   switch (name) {
     case "scenarios":
     case "report":
-    case "plan":
     case "calibrate":
       return onStarter ? [name, ...rest] : undefined;
+    // A plan without --suite reads nothing.
+    case "plan":
+      return onStarter || optionValue(rest, "--suite") === undefined ? [name, ...rest] : undefined;
     case "run": {
       const cheap = (rest[0] === "gold" || rest[0] === "noop") && !rest.includes("--queue");
       if (!cheap || !onStarter) return undefined;
