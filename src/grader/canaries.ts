@@ -30,6 +30,11 @@ export type CanaryPlan =
       readonly style: CanaryRunner;
       /** The hidden test modules that take canaries (paths in the checkout). */
       readonly files: readonly string[];
+      /**
+       * The names of the hidden tests that must start passing: must-fail canaries are copies of
+       * them where a module has them, so whatever tells one of them apart tells its copy too.
+       */
+      readonly prefer?: readonly string[];
     }
   | { readonly style: null; readonly why: string };
 
@@ -95,6 +100,7 @@ export function planCanaries(
   testFiles: readonly string[],
   enabled = true,
   testIds: readonly string[] = [],
+  failToPass: readonly string[] = [],
 ): CanaryPlan {
   if (!enabled) return { style: null, why: "turned off for this grade" };
   const style = RUNNER_OF[runner.logParser];
@@ -107,7 +113,14 @@ export function planCanaries(
     testIds.some((id) => id.startsWith(`${file}::`) || id.startsWith(`${file}:`));
   const files = testFiles.filter((file) => TEST_MODULE.test(file) || named(file));
   if (files.length === 0) return { style: null, why: "the hidden tests add no test module" };
-  return { style, files };
+  const prefer = [...new Set(failToPass.map(testNameOf))];
+  return prefer.length === 0 ? { style, files } : { style, files, prefer };
+}
+
+/** A test id's function name: `a.py::C::name[x]`, `a.py:name`, `name (m.C)` give name. */
+function testNameOf(id: string): string {
+  const name = id.split(" ")[0]?.split("[")[0] ?? id;
+  return name.split(/::|:/).at(-1) ?? name;
 }
 
 /** One line for the plan in grader.log. */
@@ -159,6 +172,7 @@ export async function plantCanaries(
       sentinel,
       plan.style,
       others.join("\n"),
+      plan.prefer ?? [],
     );
     if (canaries.length === 0) continue;
     await writeFile(path.join(repo, file), text);

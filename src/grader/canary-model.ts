@@ -101,24 +101,31 @@ export function findModelTests(lines: readonly string[]): ModelTest[] {
   const statements = lines.map((_, index) => index).filter((index) => starts[index]);
   const tests: ModelTest[] = [];
   let container: number | null = null;
+  // The indentation of the class body's statements, from its first one.
+  let containerIndent: string | null = null;
   for (const [position, index] of statements.entries()) {
     const line = at(index);
     const indent = indentOf(line);
-    if (indent === "")
-      container = /^class\s+\w*Test/.test(line) || /^class\s.*Test/.test(line) ? index : null;
+    if (indent === "") {
+      container = /^class\s.*Test/.test(line) ? index : null;
+      const next = statements[position + 1];
+      containerIndent = container === null || next === undefined ? null : indentOf(at(next));
+    }
     const def = /^(\s*)def\s+(test\w*)\s*\(/.exec(line);
     if (def === null) continue;
-    if (
-      indent !== "" &&
-      (container === null || !isDirectlyIn(statements, starts, lines, container, index))
+    if (indent !== "" && (container === null || indent !== containerIndent)) continue;
+    // The statements of its body: those after it, up to one indented no deeper than it.
+    let stop = position + 1;
+    while (
+      stop < statements.length &&
+      indentOf(at(statements[stop] as number)).length > indent.length
     )
-      continue;
-    const body = statements.slice(position + 1);
+      stop++;
+    const body = statements.slice(position + 1, stop);
     const first = body[0];
-    if (first === undefined || indentOf(at(first)).length <= indent.length) continue;
+    if (first === undefined) continue;
     const bodyIndent = indentOf(at(first));
-    const after = body.find((next) => indentOf(at(next)).length <= indent.length);
-    let end = after ?? lines.length;
+    let end = statements[stop] ?? lines.length;
     while (end > first + 1 && /^\s*(#.*)?$/.test(at(end - 1))) end--;
     const own = body.filter((next) => next < end && indentOf(at(next)) === bodyIndent);
     const cuts = own
@@ -130,7 +137,8 @@ export function findModelTests(lines: readonly string[]): ModelTest[] {
     const replaceable = own.flatMap((next, k): [number, number][] => {
       const following = own[k + 1] ?? end;
       const continues = k + 1 < own.length && CONTINUATION.test(at(following));
-      return CONTINUATION.test(at(next)) || /^\s*@/.test(at(next)) || continues
+      const decorated = k > 0 && /^\s*@/.test(at(own[k - 1] as number));
+      return CONTINUATION.test(at(next)) || /^\s*@/.test(at(next)) || continues || decorated
         ? []
         : [[next, following]];
     });
@@ -153,18 +161,6 @@ export function findModelTests(lines: readonly string[]): ModelTest[] {
     });
   }
   return tests;
-}
-
-/** Whether the statement at `index` is directly in the body of the class at `container`. */
-function isDirectlyIn(
-  statements: readonly number[],
-  starts: readonly boolean[],
-  lines: readonly string[],
-  container: number,
-  index: number,
-): boolean {
-  const first = statements.find((line) => line > container && starts[line]);
-  return first !== undefined && indentOf(lines[first] ?? "") === indentOf(lines[index] ?? "");
 }
 
 /** Modules whose names are not the project's: the standard library's most used, test tools. */

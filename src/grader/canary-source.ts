@@ -59,6 +59,8 @@ function models(module: ModelModule, style: CanaryStyle): ModelTest[] {
   return module.tests.filter((test) => {
     const text = module.lines.slice(test.start, test.end).join("\n");
     if (/xfail|known_?fail|expectedFailure|\basync\b|\bawait\b|\byield\b/i.test(text)) return false;
+    // Python 2 refuses a nested function (the sentinel's handler) beside an unqualified exec.
+    if (/^\s*exec\b(?!\s*\()/m.test(text)) return false;
     if (style === "sympy") return test.container === null && !test.decorated;
     if (style === "unittest") return test.container !== null;
     return true;
@@ -152,7 +154,13 @@ function projectExpressions(module: ModelModule, body: readonly string[]): strin
 }
 
 /** An assertion that cannot hold, about `value`; `local` is a name the body does not use. */
-function impossible(random: Random, value: string, local: string, unittest: boolean): string[] {
+function impossible(
+  random: Random,
+  value: string,
+  local: string,
+  unittest: boolean,
+  linesMost: number,
+): string[] {
   const shapes: (() => string[])[] = unittest
     ? [
         () => [`self.assertFalse([${value}])`],
@@ -167,7 +175,8 @@ function impossible(random: Random, value: string, local: string, unittest: bool
         () => [`assert (${value},) == ()`],
         () => [`${local} = ${value}`, `assert ${local} is not ${local}`],
       ];
-  return pick(random, shapes)();
+  const fitting = shapes.map((shape) => shape()).filter((lines) => lines.length <= linesMost);
+  return pick(random, fitting.length > 0 ? fitting : shapes.map((shape) => shape()));
 }
 
 /** An assertion that holds whenever `value` can be made. */
@@ -180,14 +189,14 @@ function certain(random: Random, value: string, unittest: boolean): string[] {
 
 /** The sentinel's exit handler, registered when the canary runs (for runners without the guard). */
 function sentinelLines(sentinel: string): string[] {
+  // No free variable in the handler: Python 2 refuses one beside an unqualified exec.
   return [
-    "import atexit",
-    "import sys",
     "def _done():",
+    "    import sys",
     '    stream = getattr(sys, "__stdout__", None) or sys.stdout',
     `    stream.write("\\n${sentinel}\\n")`,
     "    stream.flush()",
-    "atexit.register(_done)",
+    '__import__("atexit").register(_done)',
   ];
 }
 
@@ -219,7 +228,9 @@ function canaryFrom(
   if (canary.mustFail) {
     const places = model.replaceable.filter(([from]) => !returnsBefore(from));
     if (places.length === 0) return null;
-    const [from, to] = pick(random, places);
+    // A one-line statement replaced by a one-line assertion keeps the model's size.
+    const oneLine = places.filter(([from, to]) => to - from === 1);
+    const [from, to] = pick(random, oneLine.length > 0 ? oneLine : places);
     const expressions = projectExpressions(module, whole);
     if (expressions.length === 0 && model.container === null) return null;
     const value = expressions.length > 0 ? pick(random, expressions) : "self";
@@ -229,7 +240,7 @@ function canaryFrom(
       ...head,
       ...opening,
       ...lines.slice(model.def + 1, from),
-      ...impossible(random, value, local, unittest).map((line) => `${indent}${line}`),
+      ...impossible(random, value, local, unittest, to - from).map((line) => `${indent}${line}`),
       ...lines.slice(to, model.end),
     ];
   }
@@ -246,7 +257,8 @@ function canaryFrom(
 }
 
 /**
- * `source` with canaries made from its tests, each put before one of the tests of its model's
+ * `source` with canaries made from its tests (a must-fail one from a test named in `prefer`, the
+ * hidden tests that must start passing, where the module has one), each put before one of the tests of its model's
  * class (or of the module) at or after the model, or after the last of them; for SymPy's
  * bin/test never after the module's last test function, which bin/test marks on the line
  * SWE-bench's parser cannot read. A request the module has no test for is left out: the result
@@ -260,6 +272,7 @@ export function insertCanaries(
   sentinel: string,
   style: CanaryStyle = "pytest",
   others = "",
+  prefer: readonly string[] = [],
 ): { text: string; canaries: CanaryFunction[] } {
   const newline = source.includes("\r\n") ? "\r\n" : "\n";
   const lines = source.split(newline);
@@ -272,7 +285,11 @@ export function insertCanaries(
   if (candidates.length === 0) return { text: source, canaries };
   for (const request of requests) {
     for (let attempt = 0; attempt < 8; attempt++) {
-      const model = pick(random, candidates);
+      const preferred = candidates.filter((test) => prefer.includes(test.name));
+      const model = pick(
+        random,
+        request.mustFail && preferred.length > 0 && attempt < 4 ? preferred : candidates,
+      );
       const canary = { ...request, name: canaryName(random, module, model, taken, others) };
       const text = canaryFrom(random, module, model, canary, sentinel);
       if (text === null) continue;

@@ -33,7 +33,14 @@ _pytest_dir = os.path.dirname(os.path.realpath(_runner.__file__))
 # pytest's own repository tests pytest, whose tests patch it for a while: its end is checked.
 _own_pytest = (_pytest_dir + os.sep).startswith(_here + os.sep)
 _findings = []
-_state = {"config": None, "known": None, "pm": None, "done": False, "configured": None}
+_state = {
+    "config": None,
+    "known": None,
+    "functions": {},
+    "pm": None,
+    "done": False,
+    "configured": None,
+}
 _HOOKS = (
     "pytest_runtest_logreport",
     "pytest_runtest_makereport",
@@ -145,9 +152,13 @@ def _check():
             entry_points.add(id(plugin))
     except Exception:
         pass
+    functions = _state["functions"]
     for name in _HOOKS:
         for impl in _hookimpls(config, name):
             plugin = getattr(impl, "plugin", None)
+            before = functions.get((name, id(plugin)))
+            if before is not None and getattr(impl, "function", None) is not before:
+                _say("the " + name + " hook of " + type(plugin).__name__ + " was replaced")
             if id(plugin) in known or id(plugin) in entry_points:
                 continue
             if _from_the_project(getattr(impl, "function", None)):
@@ -166,16 +177,22 @@ def pytest_sessionstart(session):
     config = _state["config"]
     if config is not None and session.config is config and _state["known"] is None:
         plugins = set()
+        functions = {}
         for name in _HOOKS:
             for impl in _hookimpls(config, name):
                 plugins.add(id(getattr(impl, "plugin", None)))
+                functions[(name, id(getattr(impl, "plugin", None)))] = getattr(impl, "function", None)
+        _state["functions"] = functions
         _state["known"] = plugins
         _state["configured"] = _snapshot()
 
 
 def pytest_runtest_logreport(report):
     if not _own_pytest:
-        _check()
+        try:
+            _check()
+        except Exception:
+            pass  # the check at exit says so; a report must never fail because of the guard
 
 
 def _finish():

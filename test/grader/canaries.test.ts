@@ -248,6 +248,54 @@ describe("planted canaries", () => {
     }
   }, 300_000);
 
+  it("make must-fail ones from the hidden tests that must start passing, the model's size kept", () => {
+    const module = [
+      "from mypkg import parse",
+      "",
+      "",
+      "def test_old():",
+      '    assert parse("1") == 1',
+      "",
+      "",
+      "def test_new_behaviour():",
+      '    text = "2"',
+      "    value = parse(text)",
+      "    assert value == 2",
+      "",
+    ].join("\n");
+    const plan = planCanaries(
+      { testCommand: "pytest -rA", logParser: "pytest" },
+      ["tests/test_m.py"],
+      true,
+      [],
+      ["tests/test_m.py::test_new_behaviour"],
+    );
+    expect(plan).toEqual({
+      style: "pytest",
+      files: ["tests/test_m.py"],
+      prefer: ["test_new_behaviour"],
+    });
+    for (let seed = 1; seed <= 10; seed++) {
+      const { text, canaries } = insertCanaries(
+        module,
+        [{ mustFail: true, carriesSentinel: false }],
+        seededRandom(seed),
+        "s",
+        "pytest",
+        "",
+        ["test_new_behaviour"],
+      );
+      const name = canaries[0]!.name;
+      const copy = text
+        .slice(text.indexOf(`def ${name}(`))
+        .split("\n\n\n")[0]!
+        .split("\n")
+        .filter(Boolean);
+      expect(copy, text).toHaveLength(4);
+      expect(copy.filter((line) => module.includes(line))).toHaveLength(2);
+    }
+  });
+
   it("leave alone a module without a test to copy, and copy Python 2 and unittest ones as they are", () => {
     const none = "import os\n\nVALUE = 1\n\n\ndef helper():\n    return VALUE\n";
     expect(insertCanaries(none, requests, seededRandom(1), "s")).toEqual({
