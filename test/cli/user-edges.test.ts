@@ -1,0 +1,80 @@
+/**
+ * The rough edges a new user met (issue 28, part 2): each test runs lab in a process of its
+ * own, the way that user did, and checks what they now see.
+ */
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { commandProgram } from "../../src/tools/index.js";
+import { addTask, writeFixtureSuite } from "../helpers/fixture-suite.js";
+import { startLab } from "../helpers/lab-process.js";
+import { tempDir } from "../helpers/temp.js";
+
+const root = tempDir();
+const evalsDir = path.join(root, "evals");
+const runsDir = path.join(root, "runs");
+const at = (...args: string[]) => [...args, "--evals-dir", evalsDir, "--runs-dir", runsDir];
+
+/** Runs lab in its own process and waits for it to end. */
+async function lab(
+  args: readonly string[],
+  options: { cwd?: string; env?: Record<string, string | undefined> } = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const run = startLab(args, {
+    cwd: options.cwd ?? root,
+    ...(options.env ? { env: options.env } : {}),
+  });
+  const code = await run.exited;
+  return { code, stdout: run.stdout(), stderr: run.stderr() };
+}
+
+beforeAll(() => {
+  writeFixtureSuite(evalsDir, "fixture", [addTask("alpha"), addTask("beta")]);
+});
+
+describe("a command line's program", () => {
+  it("is checked only when the line certainly names one", () => {
+    expect(commandProgram("my-agent --prompt-file {prompt_file}")).toBe("my-agent");
+    expect(commandProgram("true; echo hi")).toBe("true");
+    expect(commandProgram("echo;echo")).toBe("echo");
+    expect(commandProgram("env; my-agent")).toBe("env");
+    expect(commandProgram("env|cat")).toBe("env");
+    expect(commandProgram("(echo hi)")).toBeNull();
+    expect(commandProgram("{ echo hi; }")).toBeNull();
+    expect(commandProgram("FOO=1 my-agent")).toBeNull();
+    expect(commandProgram('"my agent" --go')).toBeNull();
+    expect(commandProgram("$HOME/bin/agent")).toBeNull();
+    expect(commandProgram("~/bin/agent")).toBeNull();
+  });
+
+  it("lab run command accepts valid bash the check used to refuse", async () => {
+    for (const [index, command] of [
+      "true; echo hi",
+      "(echo hi)",
+      "echo;echo",
+      "env; true",
+    ].entries()) {
+      const result = await lab(
+        at(
+          "run",
+          "command",
+          "--suite",
+          "fixture",
+          "--tasks",
+          "alpha",
+          "--command",
+          command,
+          "--run-id",
+          `bash-${String(index)}`,
+        ),
+      );
+      expect(result.stderr, command).not.toContain("is not on PATH");
+      expect(result.code, `${command}\n${result.stderr}`).toBe(0);
+    }
+    const missing = await lab(
+      at("run", "command", "--suite", "fixture", "--command", "no-such-agent-binary; true"),
+    );
+    expect(missing.stderr).toContain(
+      'Tool "command" cannot run: `no-such-agent-binary` is not on PATH.',
+    );
+  });
+});
