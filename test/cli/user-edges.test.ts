@@ -2,6 +2,7 @@
  * The rough edges a new user met (issue 28, part 2): each test runs lab in a process of its
  * own, the way that user did, and checks what they now see.
  */
+import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { commandProgram } from "../../src/tools/index.js";
@@ -76,5 +77,23 @@ describe("a command line's program", () => {
     expect(missing.stderr).toContain(
       'Tool "command" cannot run: `no-such-agent-binary` is not on PATH.',
     );
+  });
+});
+
+describe("--tasks naming a task twice", () => {
+  it("runs it once, saying so", async () => {
+    const result = await lab(
+      at("run", "gold", "--suite", "fixture", "--tasks", "alpha,alpha,beta", "--run-id", "twice"),
+    );
+    expect(result.stderr).toContain(
+      "--tasks names alpha more than once; each task runs once (--trials K runs it K times)",
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const results = readFileSync(path.join(runsDir, "twice", "results.jsonl"), "utf8")
+      .trim()
+      .split("\n");
+    expect(results).toHaveLength(2);
+    expect(readdirSync(path.join(runsDir, "twice", "trials", "alpha"))).toHaveLength(1);
+    expect(result.stderr).toMatch(/2\/2 resolved/);
   });
 });
