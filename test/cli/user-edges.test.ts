@@ -2,7 +2,7 @@
  * The rough edges a new user met (issue 28, part 2): each test runs lab in a process of its
  * own, the way that user did, and checks what they now see.
  */
-import { readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { commandProgram } from "../../src/tools/index.js";
@@ -95,5 +95,30 @@ describe("--tasks naming a task twice", () => {
     expect(results).toHaveLength(2);
     expect(readdirSync(path.join(runsDir, "twice", "trials", "alpha"))).toHaveLength(1);
     expect(result.stderr).toMatch(/2\/2 resolved/);
+  });
+});
+
+describe("lab report --html", () => {
+  it("refuses a folder, an empty name and a missing folder plainly, before any work", async () => {
+    // A run to report on: without one, lab stopped at "no runs" before it reached the page.
+    const run = await lab(
+      at("run", "gold", "--suite", "fixture", "--tasks", "alpha", "--run-id", "html"),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const missing = path.join(root, "no-such-dir", "r.html");
+    for (const [given, message] of [
+      [root, `lab report: --html ${root} is a folder, not a file.`],
+      ["", "lab report: --html was given an empty value."],
+      [
+        missing,
+        `lab report: --html ${missing}: the folder ${path.dirname(missing)} does not exist.`,
+      ],
+    ] as const) {
+      const result = await lab(at("report", "--suite", "fixture", "--html", given));
+      expect(result.stderr, given).toContain(message);
+      expect(result.stderr, given).not.toMatch(/^\s+at /m);
+      expect(result.code, given).toBe(2);
+    }
+    expect(existsSync(path.dirname(missing))).toBe(false);
   });
 });
