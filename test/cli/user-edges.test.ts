@@ -2,7 +2,8 @@
  * The rough edges a new user met (issue 28, part 2): each test runs lab in a process of its
  * own, the way that user did, and checks what they now see.
  */
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { commandProgram } from "../../src/tools/index.js";
@@ -120,5 +121,35 @@ describe("lab report --html", () => {
       expect(result.code, given).toBe(2);
     }
     expect(existsSync(path.dirname(missing))).toBe(false);
+  });
+});
+
+describe("lab grade", () => {
+  it("exits 0 resolved, 1 unresolved, 2 when it cannot grade, and leaves no log behind", async () => {
+    const tmp = path.join(root, "grade-tmp");
+    mkdirSync(tmp);
+    const env = { TMPDIR: tmp };
+    const task = path.join(evalsDir, "fixture", "tasks", "alpha");
+    const gold = path.join(evalsDir, "fixture", "oracle", "alpha", "gold.patch");
+    const resolved = await lab(["grade", "--task-dir", task, "--patch", gold], { env });
+    expect(resolved.stdout).toBe("alpha: resolved\n");
+    expect(resolved.code, resolved.stderr).toBe(0);
+    const tree = path.join(root, "alpha-untouched");
+    execFileSync("bash", [path.join(task, "setup.sh"), tree]);
+    const unresolved = await lab(["grade", "--task-dir", task, tree], { env });
+    expect(unresolved.stdout).toMatch(/^alpha: unresolved: /);
+    expect(unresolved.code, unresolved.stderr).toBe(1);
+    const missing = await lab(["grade", "--task-dir", task, path.join(root, "no-such-tree")], {
+      env,
+    });
+    expect(missing.stderr).toContain(
+      `Work tree ${path.join(root, "no-such-tree")} does not exist.`,
+    );
+    expect(missing.code).toBe(2);
+    expect(readdirSync(tmp).filter((name) => name.startsWith("lab-grade-"))).toEqual([]);
+    const help = await lab(["grade", "--help"]);
+    expect(help.stdout).toContain(
+      "Exit 0 when resolved, 1 when not, 2 when it could not be graded",
+    );
   });
 });
