@@ -3,7 +3,7 @@
  * own, the way that user did, and checks what they now see.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { commandProgram } from "../../src/tools/index.js";
@@ -151,5 +151,27 @@ describe("lab grade", () => {
     expect(help.stdout).toContain(
       "Exit 0 when resolved, 1 when not, 2 when it could not be graded",
     );
+  });
+});
+
+describe("lab gen --from-repo with nothing to keep", () => {
+  it("says plainly that nothing was kept and why, exit 1", async () => {
+    const repo = path.join(root, "repos", "quiet");
+    mkdirSync(repo, { recursive: true });
+    const git = (...args: string[]) =>
+      execFileSync("git", ["-c", "user.name=lab", "-c", "user.email=lab@localhost", ...args], {
+        cwd: repo,
+      });
+    git("init", "-q", "-b", "main");
+    writeFileSync(path.join(repo, "a.py"), "x = 1\n");
+    git("add", ".");
+    git("commit", "-qm", "init");
+    const result = await lab(
+      at("gen", "--suite", "quiet", "--from-repo", repo, "--since", "2030-01-01"),
+    );
+    expect(result.stderr).toContain(
+      'lab gen: Nothing was kept: suite "quiet" has no tasks. No merged change was found on main since 2030-01-01.\nhint: Name a branch with merged changes, or an earlier --since.\n',
+    );
+    expect(result.code).toBe(1);
   });
 });
