@@ -91,6 +91,19 @@ function fit(text: string, width: number): string {
   return text.length <= width ? text : `${text.slice(0, Math.max(0, width - 1))}…`;
 }
 
+/** The terminal's size; one that says none (0 x 0: `script`, some CI ptys) gets 80 x 24. */
+export function terminalSize(sink: {
+  readonly columns?: number | undefined;
+  readonly rows?: number | undefined;
+}): {
+  columns: number;
+  rows: number;
+} {
+  const positive = (value: number | undefined) =>
+    value !== undefined && value > 0 ? value : undefined;
+  return { columns: positive(sink.columns) ?? 80, rows: positive(sink.rows) ?? 24 };
+}
+
 /**
  * The status area: the bar line, then one line per trial in flight, oldest first, as many as
  * the terminal has room for.
@@ -146,17 +159,18 @@ export function clearLiveDisplays(): void {
 export function createLiveReporter(sink: TerminalSink, options: LiveOptions): Reporter {
   const now = options.now ?? Date.now;
   const paint = painter(options.color);
-  // log-update reads the stream's size on every frame, so a resized terminal is followed.
+  // log-update reads the stream's size on every frame, so a resized terminal is followed; a
+  // terminal that says it has no size gets the default one, not an empty area.
   const stream = {
     write: (text: string) => sink.write(text),
     get isTTY() {
       return sink.isTTY;
     },
     get columns() {
-      return sink.columns;
+      return terminalSize(sink).columns;
     },
     get rows() {
-      return sink.rows;
+      return terminalSize(sink).rows;
     },
   };
   // showCursor: hiding it would install exit handlers that outlive the display.
@@ -168,9 +182,7 @@ export function createLiveReporter(sink: TerminalSink, options: LiveOptions): Re
 
   const draw = (): void => {
     if (progress === null) return;
-    area(
-      renderStatus(progress, now(), { columns: sink.columns ?? 80, rows: sink.rows ?? 24 }, paint),
-    );
+    area(renderStatus(progress, now(), terminalSize(sink), paint));
   };
   const start = (next: Progress): void => {
     progress = next;
