@@ -119,10 +119,21 @@ export function renderStatus(
   // From finished work: the rate so far, over what is left.
   const eta = progress.done === 0 ? "–" : clock((elapsed / progress.done) * remaining);
   const width = Math.max(20, size.columns - 1);
-  const head = `${String(progress.done)}/${String(progress.total)} ${progress.noun} · ${String(progress.good)} ${progress.goodWord} · ${clock(elapsed)} elapsed · ETA ${eta}`;
-  const barWidth = Math.max(10, Math.min(30, width - head.length - 1));
+  const counts = `${String(progress.done)}/${String(progress.total)}`;
+  // The longest head that fits beside a bar of 10 cells; on a narrow terminal the words go
+  // first, then the bar, and the counts and the ETA stay whole.
+  const heads = [
+    `${counts} ${progress.noun} · ${String(progress.good)} ${progress.goodWord} · ${clock(elapsed)} elapsed · ETA ${eta}`,
+    `${counts} · ${String(progress.good)} ${progress.goodWord} · ${clock(elapsed)} · ETA ${eta}`,
+    `${counts} · ${String(progress.good)} ${progress.goodWord} · ETA ${eta}`,
+    `${counts} · ETA ${eta}`,
+  ];
+  const head = heads.find((text) => text.length + 11 <= width) ?? heads.at(-1) ?? "";
+  const barWidth = head.length + 11 <= width ? Math.min(30, width - head.length - 1) : 0;
   const lines = [
-    `${paint(36, bar(progress.done, progress.total, barWidth))} ${fit(head, width - barWidth - 1)}`,
+    barWidth === 0
+      ? fit(head, width)
+      : `${paint(36, bar(progress.done, progress.total, barWidth))} ${head}`,
   ];
   const flights = [...progress.inFlight.values()].sort((a, b) => a.startedAt - b.startedAt);
   const room = Math.max(1, size.rows - 4);
@@ -269,7 +280,7 @@ export function createLiveReporter(sink: TerminalSink, options: LiveOptions): Re
         case "log":
           break;
       }
-      const line = describeEventLine(event, paint);
+      const line = describeEventLine(event, paint, terminalSize(sink).columns - 1);
       if (line !== null) {
         // The line goes above the area, which is drawn again beneath it. It is written as it
         // is, not through log-update, which would break a long line at the width: the
