@@ -175,3 +175,51 @@ describe("lab gen --from-repo with nothing to keep", () => {
     expect(result.code).toBe(1);
   });
 });
+
+describe("tool names in reports", () => {
+  it("stay as they were when another tool comes, and a clash is said", async () => {
+    const runs = path.join(root, "names");
+    const at = (...args: string[]) => [...args, "--evals-dir", evalsDir, "--runs-dir", runs];
+    const run = async (...args: string[]) => {
+      const result = await lab(
+        at("run", ...args, "--suite", "fixture", "--tasks", "alpha", "--sandbox", "none"),
+      );
+      expect(result.code, result.stderr).toBe(0);
+      return /run (\S+) completed/.exec(result.stderr)?.[1] ?? "?";
+    };
+    const labels = async () => {
+      const report = await lab(at("report", "--suite", "fixture", "--format", "json-full"));
+      expect(report.code, report.stderr).toBe(0);
+      const parsed = JSON.parse(report.stdout) as {
+        runs: { run_id: string; label: string; note: string | null }[];
+      };
+      return Object.fromEntries(parsed.runs.map((row) => [row.run_id, row]));
+    };
+    const first = await run("command", "--command", "true");
+    expect((await labels())[first]?.label).toBe("command");
+    const second = await run("command", "--command", "echo second");
+    const both = await labels();
+    expect(both[first]?.label).toBe("command");
+    expect(both[second]?.label).toBe(second);
+    expect(both[second]?.note).toBe(
+      `named by its run id: "command" is the name of another tool of this suite, run first in ${first}; name this one with --label`,
+    );
+    const gold = await run("gold");
+    const posing = await run(
+      "command",
+      "--command",
+      "echo posing",
+      "--label",
+      "gold",
+      "--run-id",
+      "posing",
+    );
+    const all = await labels();
+    expect(all[first]?.label).toBe("command");
+    expect(all[gold]?.label).toBe("gold");
+    expect(all[posing]?.label).toBe("posing");
+    expect(all[posing]?.note).toBe(
+      `named by its run id: "gold" is the name of another tool of this suite, run first in ${gold}; give this one another --label`,
+    );
+  }, 300_000);
+});
