@@ -271,7 +271,7 @@ describe("the CLI's rough edges", () => {
     expect(rows.some((row) => row.startsWith("environment "))).toBe(true);
     for (const row of rows)
       expect(row).toMatch(
-        /^(environment|install layer|docker image)\s+\S+\s+\S+\s+\S+\s+\S+\s+\d+(\.\d)? (B|KB|MB|GB)\s+\d{4}-\d\d-\d\d \d\d:\d\d UTC$/,
+        /^(environment|install layer|uv|docker image)\s+\S+\s+\S+\s+\S+\s+\S+\s+\d+(\.\d)? (B|KB|MB|GB)\s+\d{4}-\d\d-\d\d \d\d:\d\d UTC$/,
       );
     const counted = /^(\d+) cached environment\(s\) and (\d+) install layer\(s\), /.exec(
       result.stderr,

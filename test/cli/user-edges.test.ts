@@ -3,13 +3,13 @@
  * own, the way that user did, and checks what they now see.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { commandProgram } from "../../src/tools/index.js";
 import { addTask, writeFixtureSuite } from "../helpers/fixture-suite.js";
 import { startLab } from "../helpers/lab-process.js";
-import { tempDir } from "../helpers/temp.js";
+import { sharedCacheDir, tempDir } from "../helpers/temp.js";
 
 const root = tempDir();
 const evalsDir = path.join(root, "evals");
@@ -222,4 +222,28 @@ describe("tool names in reports", () => {
       `named by its run id: "gold" is the name of another tool of this suite, run first in ${gold}; give this one another --label`,
     );
   }, 300_000);
+});
+
+describe("lab cache and lab's own uv", () => {
+  it("list shows it, and clear removes it", async () => {
+    const cacheDir = path.join(root, "uv-cache");
+    const uvDir = path.join(cacheDir, "tools", "uv");
+    // lab's own uv as findUv leaves it: the shared test cache's copy when lab installed one.
+    const shared = path.join(sharedCacheDir, "tools", "uv");
+    if (existsSync(shared)) cpSync(shared, uvDir, { recursive: true });
+    else {
+      mkdirSync(path.join(uvDir, "bin"), { recursive: true });
+      writeFileSync(path.join(uvDir, "bin", "uv"), "#!/bin/sh\n");
+    }
+    const env = { LAB_CACHE_DIR: cacheDir };
+    const list = await lab(["cache", "list"], { env });
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toMatch(/^uv +uv(-[\d.]+)? +- +- +- +\d/m);
+    expect(list.stderr).toMatch(new RegExp(`^lab's own uv: [\\d.]+ [KM]?B, in ${uvDir}$`, "m"));
+    const clear = await lab(["cache", "clear"], { env });
+    expect(clear.stderr).toContain(
+      `Removed lab's own uv from ${uvDir} (a grade installs it again when no uv is on PATH)\n`,
+    );
+    expect(existsSync(uvDir)).toBe(false);
+  });
 });
