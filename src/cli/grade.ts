@@ -13,7 +13,7 @@ import { settingsFrom } from "./shared.js";
 export const gradeCommand = defineCommand({
   name: "grade",
   summary:
-    "Grade one change against a task's hidden tests, on the host: the work tree's diff (or a patch file) is applied to a fresh checkout of the base commit, never graded in place. Exit 0 when resolved, 1 when not, 2 when it could not be graded (a usage error, a missing task or work tree, an environment that would not build).",
+    "Grade one change against a task's hidden tests, its install and tests run in a bwrap sandbox (unconfined on the host only where bwrap cannot run): the work tree's diff (or a patch file) is applied to a fresh checkout of the base commit, never graded in place. Exit 0 when resolved, 1 when not, 2 when it could not be graded (a usage error, a missing task or work tree, an environment that would not build).",
   usage: "grade --task-dir DIR (WORKTREE | --patch FILE) [--json]",
   positionals: { min: 0, max: 1 },
   errorExitCode: 2,

@@ -247,3 +247,20 @@ describe("lab cache and lab's own uv", () => {
     expect(existsSync(uvDir)).toBe(false);
   });
 });
+
+describe("where grading runs, as --help says it", () => {
+  it("is the sandbox, not the host", async () => {
+    for (const command of ["run", "grade"]) {
+      const help = await lab([command, "--help"]);
+      expect(help.code).toBe(0);
+      expect(help.stdout, command).not.toMatch(/graded on the host|hidden tests, on the host/);
+      expect(help.stdout, command).toMatch(/sandbox/);
+    }
+    expect((await lab(["run", "--help"])).stdout).toContain(
+      "the tool's change is graded by hidden tests in the same sandbox (--sandbox)",
+    );
+    expect((await lab(["grade", "--help"])).stdout).toContain(
+      "its install and tests run in a bwrap sandbox (unconfined on the host only where bwrap cannot run)",
+    );
+  });
+});
