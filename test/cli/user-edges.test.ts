@@ -264,3 +264,26 @@ describe("where grading runs, as --help says it", () => {
     );
   });
 });
+
+describe("lab calibrate --json", () => {
+  it("prints numbers without float noise, as every other JSON does", async () => {
+    const thirds = path.join(root, "thirds-evals");
+    writeFixtureSuite(thirds, "thirds", [addTask("one"), addTask("two"), addTask("three")]);
+    for (const [task, difficulty] of [
+      ["one", "2"],
+      ["two", "2"],
+      ["three", "3"],
+    ] as const) {
+      const review = await lab([
+        ...["review", "--suite", "thirds", "--task", task, "--reviewer", "ann"],
+        ...["--clarity", "clear", "--tests", "adequate", "--alternatives", "0"],
+        ...["--difficulty", difficulty, "--evals-dir", thirds],
+      ]);
+      expect(review.code, review.stderr).toBe(0);
+    }
+    const json = await lab(["calibrate", "--suite", "thirds", "--json", "--evals-dir", thirds]);
+    expect(json.code, json.stderr).toBe(0);
+    expect(json.stdout).toContain('"mean": 2.33333333333');
+    expect(json.stdout).not.toMatch(/\d\.\d{13,}/);
+  });
+});
