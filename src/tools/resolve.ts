@@ -9,8 +9,11 @@ import { createCommandTool, type CommandToolSpec } from "./command.js";
 import { createGoldTool } from "./gold.js";
 import { createNoopTool } from "./noop.js";
 
-/** Tools every lab has. */
-export const BUILTIN_TOOLS = ["gold", "noop", "command"] as const;
+/**
+ * Tools every lab has, as users name them: `predictions` is changes stated up front (a
+ * predictions file), not a Tool, but `lab run predictions` names it like one.
+ */
+export const BUILTIN_TOOLS = ["gold", "noop", "command", "predictions"] as const;
 
 /** Finds a tool by name among the built-ins and the configured command tools. */
 export function resolveTool(

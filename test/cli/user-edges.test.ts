@@ -287,3 +287,13 @@ describe("lab calibrate --json", () => {
     expect(json.stdout).not.toMatch(/\d\.\d{13,}/);
   });
 });
+
+describe("the predictions tool", () => {
+  it("is listed by lab tools list and named in the unknown-tool hint", async () => {
+    const list = await lab(["tools", "list"]);
+    expect(list.stdout).toMatch(/^predictions +built in /m);
+    const unknown = await lab(at("run", "nosuchtool", "--suite", "fixture"));
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/hint: Tools here: gold, noop, command, predictions, /);
+  });
+});
