@@ -12,3 +12,4 @@ export * from "./change-source.js";
 export * from "./proof.js";
 export * from "./remove-tree.js";
 export * from "./audit.js";
+export * from "./names.js";

@@ -297,3 +297,17 @@ describe("the predictions tool", () => {
     expect(unknown.stderr).toMatch(/hint: Tools here: gold, noop, command, predictions, /);
   });
 });
+
+describe("misspelt names", () => {
+  it("get a did-you-mean: suites, tools and tasks", async () => {
+    const suite = await lab(at("run", "gold", "--suite", "fixtrue"));
+    expect(suite.stderr).toContain("hint: Did you mean fixture? Suites here: ");
+    const tool = await lab(at("run", "gld", "--suite", "fixture"));
+    expect(tool.stderr).toContain('Unknown tool "gld" (did you mean gold?).');
+    const task = await lab(at("run", "gold", "--suite", "fixture", "--tasks", "alpah"));
+    expect(task.stderr).toContain(
+      'Unknown task "alpah" in suite "fixture".\nhint: Did you mean alpha?',
+    );
+    for (const result of [suite, tool, task]) expect(result.code).toBe(1);
+  });
+});
