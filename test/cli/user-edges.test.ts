@@ -311,3 +311,33 @@ describe("misspelt names", () => {
     for (const result of [suite, tool, task]) expect(result.code).toBe(1);
   });
 });
+
+describe("--display json", () => {
+  it("stamps every event with the time it happened", async () => {
+    const before = new Date().toISOString();
+    const result = await lab(
+      at(
+        "run",
+        "gold",
+        "--suite",
+        "fixture",
+        "--tasks",
+        "beta",
+        "--run-id",
+        "stamped",
+        "--display",
+        "json",
+      ),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const events = result.stderr
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string; time: string });
+    expect(events.map((event) => event.type)).toContain("trial:end");
+    const times = events.map((event) => event.time);
+    for (const time of times) expect(time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect([...times].sort()).toEqual(times);
+    expect((times[0] ?? "") >= before).toBe(true);
+  });
+});
