@@ -341,3 +341,20 @@ describe("--display json", () => {
     expect((times[0] ?? "") >= before).toBe(true);
   });
 });
+
+describe('a "gold" entry in lab.config.json', () => {
+  it("is said to be ignored, since lab's own gold runs", async () => {
+    const dir = path.join(root, "gold-config");
+    mkdirSync(dir);
+    const config = path.join(dir, "lab.config.json");
+    writeFileSync(config, JSON.stringify({ tools: { gold: { command: "echo mine" } } }));
+    const result = await lab(
+      at("run", "gold", "--suite", "fixture", "--tasks", "alpha", "--run-id", "own-gold"),
+      { cwd: dir },
+    );
+    expect(result.stderr).toContain(
+      `lab: warning: ${config} declares a tool "gold", which is lab's own: that entry is ignored; give it another name to run it.\n`,
+    );
+    expect(result.code, result.stderr).toBe(0);
+  });
+});
