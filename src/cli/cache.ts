@@ -1,6 +1,7 @@
 import { UsageError } from "../core/index.js";
 import {
   clearEnvironmentCache,
+  findOwnUv,
   folderSizeBytes,
   listCachedEnvironments,
   listInstallLayers,
@@ -18,7 +19,7 @@ function builtAt(date: Date): string {
 export const cacheCommand = defineCommand({
   name: "cache",
   summary:
-    "List or clear the cached Python environments (one per interpreter and set of pins), the install layers made in them (one per task's base commit), and the docker sandbox's images. The cache lives in LAB_CACHE_DIR, by default ~/.cache/lab.",
+    "List or clear the cached Python environments (one per interpreter and set of pins), the install layers made in them (one per task's base commit), lab's own copy of uv (when it installed one), and the docker sandbox's images. The cache lives in LAB_CACHE_DIR, by default ~/.cache/lab.",
   usage: "cache (list | clear)",
   positionals: { min: 1, max: 1 },
   options: {
@@ -59,6 +60,18 @@ what goes into them) belong to the cache folder whose lab built them: \`list\` s
           builtAt: layer.builtAt,
           dir: layer.dir,
         })),
+        ...[findOwnUv(settings.cacheDir)]
+          .filter((uv) => uv !== null)
+          .map((uv) => ({
+            kind: "uv" as const,
+            key: uv.name,
+            python: null,
+            pins: null,
+            files: null,
+            sizeBytes: folderSizeBytes(uv.dir),
+            builtAt: uv.builtAt,
+            dir: uv.dir,
+          })),
         ...docker.images.map((image) => ({
           kind: "docker image" as const,
           key: image.name,
@@ -97,6 +110,8 @@ what goes into them) belong to the cache folder whose lab built them: \`list\` s
       io.stderr.write(
         `${String(environments.length)} cached environment(s) and ${String(layers.length)} install layer(s), ${formatBytes(total)}, in ${settings.cacheDir}\n`,
       );
+      for (const uv of entries.filter((entry) => entry.kind === "uv"))
+        io.stderr.write(`lab's own uv: ${formatBytes(uv.sizeBytes)}, in ${uv.dir}\n`);
       if (docker.unavailable === null) {
         const stale = docker.containers.filter((container) => container.ownerGone).length;
         io.stderr.write(
@@ -110,6 +125,10 @@ what goes into them) belong to the cache folder whose lab built them: \`list\` s
       io.stderr.write(
         `Removed ${String(count.environments)} cached environment(s) and ${String(count.layers)} install layer(s) from ${settings.cacheDir}\n`,
       );
+      if (count.uv !== null)
+        io.stderr.write(
+          `Removed lab's own uv from ${count.uv} (a grade installs it again when no uv is on PATH)\n`,
+        );
       const docker = await clearDockerCache(settings.docker);
       if (docker.unavailable === null) {
         io.stderr.write(

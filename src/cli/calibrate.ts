@@ -4,6 +4,7 @@ import {
   renderCalibrationMarkdown,
   reviewsFile,
 } from "../review/index.js";
+import { reportJson } from "../report/index.js";
 import { loadSuite } from "../suite/index.js";
 import { defineCommand, flagOption } from "./command.js";
 import { commonOptions, settingsFrom, suiteFrom } from "./shared.js";
@@ -41,7 +42,7 @@ Examples:
     const calibration = buildCalibration(suite, reviews);
     io.stdout.write(
       flagOption(args, "json")
-        ? `${JSON.stringify(calibration, null, 2)}\n`
+        ? `${reportJson(calibration)}\n`
         : renderCalibrationMarkdown(calibration),
     );
     return 0;

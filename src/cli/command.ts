@@ -50,6 +50,11 @@ export interface CommandDef {
   readonly options: Readonly<Record<string, OptionDef>>;
   /** Extra help text: examples, notes. */
   readonly details?: string;
+  /**
+   * The exit code of an error that is not a usage error (default 1); `lab grade` keeps 1 for
+   * "unresolved", so a task that cannot be graded exits 2.
+   */
+  readonly errorExitCode?: number;
   run(args: ParsedArgs, io: CliIO): Promise<number>;
 }
 

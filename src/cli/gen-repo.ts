@@ -1,6 +1,6 @@
 import path from "node:path";
 import { environmentOptions, parseDuration, parsePositiveInt } from "../config/index.js";
-import { isLabError, UsageError } from "../core/index.js";
+import { isLabError, LabError, UsageError } from "../core/index.js";
 import { DIMENSIONS, generateRepoSuite, parseMix, type Dimension, type Mix } from "../gen/index.js";
 import { createReporter } from "../ui/index.js";
 import {
@@ -153,5 +153,32 @@ export async function genRepo(suite: string, args: ParsedArgs, io: CliIO): Promi
       ? `${suite}: ${String(result.candidates)} candidate(s) of ${String(result.walked)} change(s) mined, not validated (${suiteLayout(suiteDir).candidatesFile})\n`
       : `${suite}: ${String(result.kept.length)} kept, ${String(result.dropped.length)} dropped of ${String(result.walked)} change(s) (reasons in ${suiteLayout(suiteDir).droppedFile})\n`,
   );
-  return 0;
+  const validated = !flagOption(args, "no-validate");
+  if ((validated ? result.kept.length : result.candidates) > 0) return 0;
+  const branch = stringOption(args, "branch") ?? "main";
+  throw new LabError(
+    "TASK_NOT_FOUND",
+    `Nothing was kept: suite "${suite}" has no tasks. ${nothingKeptWhy(result, branch, since)}`,
+    {
+      hint:
+        result.walked === 0
+          ? `Name a branch with merged changes${since === undefined ? "" : `, or an earlier --since`}.`
+          : result.candidates === 0
+            ? "A task needs a change to both tests and source in one merge; try more history (--since, --limit)."
+            : `Read why each was dropped in ${suiteLayout(suiteDir).droppedFile}.`,
+    },
+  );
+}
+
+/** Why a repository gave no task, in words. */
+function nothingKeptWhy(
+  result: { walked: number; candidates: number },
+  branch: string,
+  since: string | undefined,
+): string {
+  if (result.walked === 0)
+    return `No merged change was found on ${branch}${since === undefined ? "" : ` since ${since}`}.`;
+  if (result.candidates === 0)
+    return `None of the ${String(result.walked)} change(s) walked changes both tests and source.`;
+  return `Every one of the ${String(result.candidates)} candidate(s) was dropped in validation.`;
 }

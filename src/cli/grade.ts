@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { environmentOptions } from "../config/index.js";
@@ -13,9 +13,10 @@ import { settingsFrom } from "./shared.js";
 export const gradeCommand = defineCommand({
   name: "grade",
   summary:
-    "Grade one change against a task's hidden tests, on the host: the work tree's diff (or a patch file) is applied to a fresh checkout of the base commit, never graded in place. Exit 0 when resolved, 1 when not.",
+    "Grade one change against a task's hidden tests, its install and tests run in a bwrap sandbox (unconfined on the host only where bwrap cannot run): the work tree's diff (or a patch file) is applied to a fresh checkout of the base commit, never graded in place. Exit 0 when resolved, 1 when not, 2 when it could not be graded (a usage error, a missing task or work tree, an environment that would not build).",
   usage: "grade --task-dir DIR (WORKTREE | --patch FILE) [--json]",
   positionals: { min: 0, max: 1 },
+  errorExitCode: 2,
   options: {
     "task-dir": {
       type: "string",
@@ -26,7 +27,7 @@ export const gradeCommand = defineCommand({
     log: {
       type: "string",
       value: "FILE",
-      description: "Where to write the grading log (default: a temporary file, printed)",
+      description: "Keep the grading log in this file (default: none is kept)",
     },
     json: { type: "boolean", description: "Print the grade as JSON" },
   },
@@ -66,25 +67,36 @@ export const gradeCommand = defineCommand({
     const settings = settingsFrom(args, io);
     await mkdir(settings.scratchRoot, { recursive: true });
     const scratch = await mkdtemp(path.join(settings.scratchRoot, `lab-grade-${task.info.id}-`));
-    const logFile = path.resolve(
-      io.cwd,
-      stringOption(args, "log") ??
-        path.join(os.tmpdir(), `lab-grade-${task.info.id}-${String(Date.now())}.log`),
-    );
-    const { grade } = await gradeChange(task, oracle, change, {
-      scratchDir: scratch,
-      logFile,
-      environment: environmentOptions(settings, io.signal),
-      setupTimeoutMs: 10 * 60_000,
-      installTimeoutMs: 20 * 60_000,
-      testTimeoutMs: 30 * 60_000,
-      signal: io.signal,
-    });
+    const keptLog = stringOption(args, "log");
+    const logFile =
+      keptLog === undefined
+        ? path.join(
+            os.tmpdir(),
+            `lab-grade-${task.info.id}-${String(process.pid)}-${String(Date.now())}.log`,
+          )
+        : path.resolve(io.cwd, keptLog);
+    let grade;
+    try {
+      ({ grade } = await gradeChange(task, oracle, change, {
+        scratchDir: scratch,
+        logFile,
+        environment: environmentOptions(settings, io.signal),
+        setupTimeoutMs: 10 * 60_000,
+        installTimeoutMs: 20 * 60_000,
+        testTimeoutMs: 30 * 60_000,
+        signal: io.signal,
+      }));
+    } finally {
+      if (keptLog === undefined) await rm(logFile, { force: true });
+    }
+    const kept = keptLog === undefined ? null : logFile;
     if (flagOption(args, "json"))
-      io.stdout.write(`${JSON.stringify({ taskId: task.info.id, logFile, ...grade }, null, 2)}\n`);
+      io.stdout.write(
+        `${JSON.stringify({ taskId: task.info.id, logFile: kept, ...grade }, null, 2)}\n`,
+      );
     else
       io.stdout.write(
-        `${task.info.id}: ${grade.resolved ? "resolved" : `unresolved: ${String(grade.reason)}`} (log: ${logFile})\n`,
+        `${task.info.id}: ${grade.resolved ? "resolved" : `unresolved: ${String(grade.reason)}`}${kept === null ? "" : ` (log: ${kept})`}\n`,
       );
     return grade.resolved ? 0 : 1;
   },

@@ -101,13 +101,13 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       io.stderr.write(
         `lab ${command.name}: ${error.message}\n${error.hint === undefined ? "" : `hint: ${error.hint}\n`}`,
       );
-      return error.code === "USAGE" ? 2 : 1;
+      return error.code === "USAGE" ? 2 : (command.errorExitCode ?? 1);
     }
     const stack = error instanceof Error ? (error.stack ?? error.message) : errorMessage(error);
     io.stderr.write(
       `lab ${command.name}: internal error (a bug in lab; please report it with this output):\n${stack}\n`,
     );
-    return 1;
+    return command.errorExitCode ?? 1;
   }
 }
 

@@ -1,6 +1,7 @@
+import { statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { isLabError, LabError, UsageError, type TrialResult } from "../core/index.js";
+import { isLabError, LabError, quoteShell, UsageError, type TrialResult } from "../core/index.js";
 import type { LabSettings } from "../config/index.js";
 import {
   buildReport,
@@ -219,6 +220,7 @@ Examples:
     const format = formatFrom(args);
     const level = levelFrom(args);
     const settings = settingsFrom(args, io);
+    const htmlFile = htmlFileFrom(args, io.cwd);
     const runIds = listOption(args, "run-id");
     const failUnder = rateOption(args, "fail-under", { required: false });
     const useInterval = flagOption(args, "ci");
@@ -256,9 +258,7 @@ Examples:
       failUnder === undefined && noWorseThan === undefined
         ? null
         : checkGate(report, { failUnder, useInterval, noWorseThan, tools: gateTools });
-    const html = stringOption(args, "html");
-    if (html !== undefined) {
-      const file = path.resolve(io.cwd, html);
+    if (htmlFile !== undefined) {
       const page = renderReportHtml({
         report,
         records: loaded.runs.map((run) => run.record),
@@ -269,8 +269,8 @@ Examples:
         ),
         labVersion: LAB_VERSION,
       });
-      await writeFileAtomic(file, page);
-      io.stderr.write(`lab: wrote ${file}\n`);
+      await writeFileAtomic(htmlFile, page);
+      io.stderr.write(`lab: wrote ${htmlFile}\n`);
     }
     if (format === "swebench") {
       // Upstream's run report, one per run, for comparing verdicts with the official harness.
@@ -314,6 +314,33 @@ function gateExit(gate: ReturnType<typeof checkGate> | null, io: CliIO): number 
   if (gate.failures.length > 0) return 1;
   io.stderr.write(`lab: gate held (${gate.checked.join("; ")}).\n`);
   return 0;
+}
+
+/**
+ * The file --html names, checked before any work: a page is written into a folder that exists,
+ * never over a folder and never into folders it would have to make.
+ */
+function htmlFileFrom(args: ParsedArgs, cwd: string): string | undefined {
+  const given = stringOption(args, "html");
+  if (given === undefined) return undefined;
+  if (given.trim() === "")
+    throw new UsageError(
+      "--html was given an empty value.",
+      "Name the HTML file to write, e.g. --html report.html.",
+    );
+  const file = path.resolve(cwd, given);
+  if (statSync(file, { throwIfNoEntry: false })?.isDirectory() === true)
+    throw new UsageError(
+      `--html ${given} is a folder, not a file.`,
+      `Name a file in it, e.g. --html ${path.join(given, "report.html")}.`,
+    );
+  const folder = path.dirname(file);
+  if (statSync(folder, { throwIfNoEntry: false })?.isDirectory() !== true)
+    throw new UsageError(
+      `--html ${given}: the folder ${folder} does not exist.`,
+      `Create it first (mkdir -p ${quoteShell(folder)}), or name a file in a folder that exists.`,
+    );
+  return file;
 }
 
 /**

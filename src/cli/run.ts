@@ -31,7 +31,7 @@ import {
 export const runCommand = defineCommand({
   name: "run",
   summary:
-    "Run a tool over a suite: each trial gets a fresh work tree, the tool's change is graded on the host by hidden tests, and every trial's record is kept under runs/<run-id>/. Rerunning the same command resumes.",
+    "Run a tool over a suite: each trial gets a fresh work tree, the tool's change is graded by hidden tests in the same sandbox (--sandbox), and every trial's record is kept under runs/<run-id>/. Rerunning the same command resumes.",
   usage: "run TOOL --suite S [options]",
   positionals: { min: 1, max: 1 },
   options: {

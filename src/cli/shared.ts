@@ -8,6 +8,7 @@ import {
   type LabSettings,
 } from "../config/index.js";
 import { packageRoot } from "../suite/index.js";
+import { BUILTIN_TOOLS } from "../tools/index.js";
 import type { DisplayMode } from "../ui/index.js";
 import { stringOption, type CliIO, type OptionDef, type ParsedArgs } from "./command.js";
 
@@ -63,10 +64,18 @@ export function settingsFrom(args: ParsedArgs, io: CliIO): LabSettings {
 
 /** The config file named by --config / LAB_CONFIG, or ./lab.config.json. */
 export function configFrom(args: ParsedArgs, io: CliIO): ConfigFile {
-  return loadConfigFile({
+  const loaded = loadConfigFile({
     explicit: stringOption(args, "config") ?? io.env.LAB_CONFIG,
     cwd: io.cwd,
-  }).config;
+  });
+  // lab's own tools are found before the file's, so an entry by their name would never run.
+  for (const name of Object.keys(loaded.config.tools).filter((tool) =>
+    (BUILTIN_TOOLS as readonly string[]).includes(tool),
+  ))
+    io.stderr.write(
+      `lab: warning: ${loaded.file ?? "lab.config.json"} declares a tool "${name}", which is lab's own: that entry is ignored; give it another name to run it.\n`,
+    );
+  return loaded.config;
 }
 
 /** The --display value, checked. */

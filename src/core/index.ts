@@ -14,3 +14,4 @@ export * from "./remove-tree.js";
 export * from "./audit.js";
 export * from "./ledger.js";
 export * from "./failures.js";
+export * from "./names.js";

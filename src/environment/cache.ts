@@ -22,6 +22,24 @@ export interface CachedLayer {
   readonly files: number | null;
 }
 
+/** Where lab keeps its own copy of uv, when it installed one (findUv): in the cache folder. */
+export function ownUvDir(cacheDir: string): string {
+  return path.join(cacheDir, "tools", "uv");
+}
+
+/** lab's own uv, when the cache holds it, named by the release pip installed ("uv-0.13.9"). */
+export function findOwnUv(
+  cacheDir: string,
+): { readonly dir: string; readonly name: string; readonly builtAt: Date } | null {
+  const dir = ownUvDir(cacheDir);
+  const stats = statSync(dir, { throwIfNoEntry: false });
+  if (stats?.isDirectory() !== true) return null;
+  const release = readdirSync(dir)
+    .map((entry) => /^uv-(.+)\.dist-info$/.exec(entry)?.[1])
+    .find((version) => version !== undefined);
+  return { dir, name: release === undefined ? "uv" : `uv-${release}`, builtAt: stats.mtime };
+}
+
 /** Bytes under a folder (files and links as stored, not followed). */
 export function folderSizeBytes(dir: string): number {
   let total = 0;
@@ -111,12 +129,14 @@ export function countInstallLayers(cacheDir: string): number {
  */
 export async function clearEnvironmentCache(
   cacheDir: string,
-): Promise<{ environments: number; layers: number }> {
+): Promise<{ environments: number; layers: number; uv: string | null }> {
   const counts = {
     environments: listCachedEnvironments(cacheDir).length,
     layers: countInstallLayers(cacheDir),
+    uv: findOwnUv(cacheDir)?.dir ?? null,
   };
   await rm(path.join(cacheDir, "envs"), { recursive: true, force: true });
   await rm(installLayersDir(cacheDir), { recursive: true, force: true });
+  await rm(ownUvDir(cacheDir), { recursive: true, force: true });
   return counts;
 }

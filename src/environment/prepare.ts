@@ -6,6 +6,7 @@ import { ensureDebianPackages } from "./system-packages.js";
 import { LabError, type EnvironmentSpec } from "../core/index.js";
 import { runCommand } from "../process/index.js";
 import { findPython, type PythonInterpreter } from "./python.js";
+import { ownUvDir } from "./cache.js";
 import { ensureUv, lastLine } from "./uv.js";
 
 /** Where and how environments are built. */
@@ -96,7 +97,7 @@ export async function prepareEnvironment(
   });
   const uv = await ensureUv({
     explicit: options.uv,
-    toolsDir: path.join(options.cacheDir, "tools"),
+    toolsDir: path.dirname(ownUvDir(options.cacheDir)),
     pathEnv: options.pathEnv,
     home: options.home,
     signal: options.signal,

@@ -8,7 +8,7 @@ import {
   type RunTasks,
 } from "../store/index.js";
 import type { ReportRun } from "./model.js";
-import { selectRuns } from "./runs.js";
+import { nameRuns, selectRuns } from "./runs.js";
 
 /** A run chosen for a report, with where it lives. */
 export interface LoadedRun extends ReportRun {
@@ -54,14 +54,21 @@ export async function loadReport(
       hint: `Start one with \`lab run gold --suite ${suite}\`.`,
     });
   }
+  // Named among every run of the suite, so a run named with --run-id, or added later, does not
+  // rename another.
+  const names = nameRuns(
+    chosen.map(({ run }) => run.record),
+    all.filter((run) => run.record.suite === suite).map((run) => run.record),
+  );
   const runs: LoadedRun[] = [];
   let tasks: RunTasks = {};
-  for (const { run, note } of chosen) {
+  for (const [index, { run, note }] of chosen.entries()) {
     runs.push({
       record: run.record,
       paths: run.paths,
       trials: await readTrialRows(run.paths),
       note,
+      name: names[index],
     });
     tasks = { ...tasks, ...(await readRunTasks(run.paths)) };
   }

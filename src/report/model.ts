@@ -5,7 +5,7 @@
 import { LabError, type Outcome, type RunRecord } from "../core/index.js";
 import type { RunTasks, TrialRow } from "../store/index.js";
 import { buildComparisons, type ComparisonReport } from "./comparisons.js";
-import { describeRunsUsed, runLabels, type RunUsed } from "./runs.js";
+import { describeRunsUsed, nameRuns, type RunName, type RunUsed } from "./runs.js";
 import { buildSlices, type SliceTable } from "./slices.js";
 import { buildContamination, type ContaminationReport } from "./contamination.js";
 import { buildFailures, commandOf, type FailuresReport } from "./failures.js";
@@ -25,6 +25,8 @@ export interface ReportRun {
   readonly trials: readonly TrialRow[];
   /** Why this run was chosen, when that needs saying (an incomplete run, newer ones skipped). */
   readonly note?: string | null | undefined;
+  /** Its name among every run of the suite (nameRuns); by default, among the runs reported. */
+  readonly name?: RunName | undefined;
 }
 
 /** How a report is made. */
@@ -216,7 +218,10 @@ export function buildReport(
   const level = options.level ?? 0.05;
   const resamples = options.resamples ?? 10_000;
   const seed = options.seed ?? 0;
-  const labels = runLabels(runs.map((run) => run.record));
+  const names = nameRuns(runs.map((run) => run.record)).map(
+    (name, index) => runs[index]?.name ?? name,
+  );
+  const labels = names.map((name) => name.label);
   const allTaskIds = [
     ...new Set(runs.flatMap((run) => run.trials.map((row) => row.taskId))),
   ].sort();
@@ -289,7 +294,13 @@ export function buildReport(
   const comparisons = buildComparisons(tallies, { level, resamples, seed, clustering });
 
   return {
-    runs: describeRunsUsed(runs, labels),
+    runs: describeRunsUsed(
+      runs.map((run, index) => ({
+        ...run,
+        note: [run.note, names[index]?.clash].filter((note) => note != null).join("; ") || null,
+      })),
+      labels,
+    ),
     suite,
     level,
     confidence: 0.95,

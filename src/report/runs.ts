@@ -12,7 +12,7 @@ export interface RunUsed {
   readonly run_id: string;
   /** The tool's name in run.json. */
   readonly tool: string;
-  /** The name the report gives it: its --label, its tool's name, or its run id when two would look the same. */
+  /** The name the report gives it: its --label or its tool's name, or its run id when another tool took that name first. */
   readonly label: string;
   readonly tool_version: string;
   readonly status: RunStatus;
@@ -109,17 +109,49 @@ export function selectRuns<R extends { record: RunRecord }>(
   return chosen.sort(byName);
 }
 
+/** A run's name in a report, and why it is not its label or tool name when it is not. */
+export interface RunName {
+  readonly label: string;
+  /** Why the run is named by its run id: another tool of the suite took the name first. */
+  readonly clash: string | null;
+}
+
 /**
- * Each run's name in the report, in the order given: its label or tool name, or its run id
- * where two runs would otherwise carry the same name.
+ * Each run's name in the report, in the order given: its label or tool name, which belongs to
+ * the tool that took it first among `all` (every run of the suite, `records` by default). A
+ * later tool with the same name (a second command line, a --label naming another tool) is
+ * named by its run id, with a note saying why. A run added later never renames one a report
+ * already showed.
  */
-export function runLabels(records: readonly RunRecord[]): string[] {
-  const counts = new Map<string, number>();
-  for (const record of records)
-    counts.set(baseLabel(record), (counts.get(baseLabel(record)) ?? 0) + 1);
-  return records.map((record) =>
-    (counts.get(baseLabel(record)) ?? 0) > 1 ? record.runId : baseLabel(record),
-  );
+export function nameRuns(
+  records: readonly RunRecord[],
+  all: readonly RunRecord[] = records,
+): RunName[] {
+  const first = new Map<string, RunRecord>();
+  for (const record of [...all, ...records]) {
+    const taken = first.get(baseLabel(record));
+    if (
+      taken === undefined ||
+      record.createdAt < taken.createdAt ||
+      (record.createdAt === taken.createdAt && record.runId < taken.runId)
+    )
+      first.set(baseLabel(record), record);
+  }
+  return records.map((record) => {
+    const base = baseLabel(record);
+    const owner = first.get(base) ?? record;
+    // Two runs of one tool read at once (named with --run-id) are told apart by their run ids.
+    if (toolIdentity(owner) === toolIdentity(record))
+      return records.some(
+        (other) => other !== record && toolIdentity(other) === toolIdentity(record),
+      )
+        ? { label: record.runId, clash: null }
+        : { label: base, clash: null };
+    return {
+      label: record.runId,
+      clash: `named by its run id: "${base}" is the name of another tool of this suite, run first in ${owner.runId}; ${record.label === undefined ? "name this one with --label" : "give this one another --label"}`,
+    };
+  });
 }
 
 /** The list of runs a report starts with. */

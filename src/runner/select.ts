@@ -25,7 +25,16 @@ export async function selectTasks(
   },
 ): Promise<TaskSelection> {
   const notes: { level: "info" | "warn"; message: string }[] = [];
-  let taskIds = options.requested;
+  const { requested } = options;
+  let taskIds: readonly string[] | undefined =
+    requested === undefined ? undefined : [...new Set(requested)];
+  // A task named twice would run its trials twice at once, into the same folders.
+  const twice = new Set(requested?.filter((id, index) => requested.indexOf(id) !== index));
+  if (twice.size > 0)
+    notes.push({
+      level: "warn",
+      message: `--tasks names ${[...twice].join(", ")} more than once; each task runs once (--trials K runs it K times)`,
+    });
   const { source } = options;
   if (source.kind === "stated") {
     const known = new Set(suite.taskIds);

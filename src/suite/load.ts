@@ -5,6 +5,7 @@ import type { z } from "zod";
 import {
   describeSchemaError,
   environmentSpecSchema,
+  closestNames,
   LabError,
   suiteInfoSchema,
   taskInfoSchema,
@@ -55,11 +56,13 @@ export async function loadSuite(
     .find((candidate) => existsSync(suiteLayout(candidate).tasksDir));
   if (dir === undefined) {
     const known = listSuites(options);
+    const near = closestNames(name, known);
     throw new LabError(
       "SUITE_NOT_FOUND",
       `Unknown suite "${name}": no ${suiteLayout(name).tasksDir} under ${searched.join(" or ")}.`,
       {
         hint:
+          (near.length > 0 ? `Did you mean ${near.join(" or ")}? ` : "") +
           (known.length > 0 ? `Suites here: ${known.join(", ")}. ` : "") +
           (name === "swebench"
             ? "Generate it with `lab gen --suite swebench`."
@@ -79,9 +82,12 @@ export async function loadSuite(
 /** Loads one task's public part, checking that its folder is complete. */
 export async function loadTask(suite: Suite, id: string): Promise<Task> {
   if (!suite.taskIds.includes(id)) {
-    const close = suite.taskIds
-      .filter((known) => known.includes(id) || id.includes(known))
-      .slice(0, 5);
+    const close = [
+      ...new Set([
+        ...closestNames(id, suite.taskIds),
+        ...suite.taskIds.filter((known) => known.includes(id) || id.includes(known)),
+      ]),
+    ].slice(0, 5);
     throw new LabError("TASK_NOT_FOUND", `Unknown task "${id}" in suite "${suite.name}".`, {
       hint:
         close.length > 0

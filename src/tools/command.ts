@@ -122,9 +122,21 @@ export async function readTelemetryFile(file: string): Promise<TelemetryRead> {
   return { telemetry: telemetry as Telemetry, warnings };
 }
 
+/**
+ * The program a command line certainly starts, or null when that is not plain: the first word
+ * counts only when it is made of characters the shell takes literally and ends at a blank or an
+ * operator (`echo;echo`, `env | ...`). A line opening with `(`, `{`, a quote, a `$` or a
+ * redirection, or with a variable assignment, names no program lab could look for without
+ * being a shell, so the run finds out instead.
+ */
+export function commandProgram(command: string): string | null {
+  const match = /^\s*([\w./+@%,:-]+)(?=$|[\s;&|()<>])/.exec(command);
+  return match?.[1] ?? null;
+}
+
 /** A tool that runs a command line in the work tree, inside the trial's sandbox. */
 export function createCommandTool(spec: CommandToolSpec): Tool {
-  const program = /^\s*([^\s]+)/.exec(spec.command)?.[1] ?? "";
+  const program = commandProgram(spec.command);
   return {
     name: spec.name,
     description: `Runs: ${spec.command}`,
@@ -152,8 +164,7 @@ export function createCommandTool(spec: CommandToolSpec): Tool {
           },
         );
       }
-      // A line that starts by setting a variable names no program to look for.
-      if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(program)) return;
+      if (program === null) return;
       const probe = await runCommand(["bash", "-c", `command -v ${quoteShell(program)}`], {
         env: { PATH: spec.host.PATH },
         timeoutMs: 10_000,

@@ -4,13 +4,16 @@ import {
   findAdapter,
   type AgentToolOptions,
 } from "../agents/index.js";
-import { LabError, type Tool } from "../core/index.js";
+import { closestNames, LabError, type Tool } from "../core/index.js";
 import { createCommandTool, type CommandToolSpec } from "./command.js";
 import { createGoldTool } from "./gold.js";
 import { createNoopTool } from "./noop.js";
 
-/** Tools every lab has. */
-export const BUILTIN_TOOLS = ["gold", "noop", "command"] as const;
+/**
+ * Tools every lab has, as users name them: `predictions` is changes stated up front (a
+ * predictions file), not a Tool, but `lab run predictions` names it like one.
+ */
+export const BUILTIN_TOOLS = ["gold", "noop", "command", "predictions"] as const;
 
 /** Finds a tool by name among the built-ins and the configured command tools. */
 export function resolveTool(
@@ -43,9 +46,9 @@ export function resolveTool(
     ...AGENT_ADAPTERS.map((agent) => agent.name),
     ...Object.keys(options.configured),
   ];
-  const near = known.find(
-    (candidate) => candidate.startsWith(name) || name.startsWith(candidate.slice(0, 4)),
-  );
+  const near =
+    closestNames(name, known)[0] ??
+    known.find((candidate) => name.startsWith(candidate.slice(0, 4)));
   throw new LabError(
     "TOOL_NOT_FOUND",
     `Unknown tool "${name}"${near === undefined ? "" : ` (did you mean ${near}?)`}.`,

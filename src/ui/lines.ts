@@ -6,19 +6,19 @@ export interface TextSink {
   write(text: string): unknown;
 }
 
-/** The one-word verdict of a trial, as users read it. */
-export function describeVerdict(result: TrialResult): string {
+/** The one-word verdict of a trial, as users read it, its reason cut to `max` characters. */
+export function describeVerdict(result: TrialResult, max = 120): string {
   switch (result.outcome.kind) {
     case "infra_error":
       return `infra error (${result.outcome.phase}): ${result.outcome.message}`;
     case "tool_timeout":
       return `${result.resolved === true ? "resolved" : "unresolved"} (tool timed out)`;
     case "tool_crashed":
-      return `${result.resolved === true ? "resolved" : "unresolved"} (tool exited ${String(result.outcome.exitCode ?? result.outcome.signal)}${result.outcome.message === undefined ? "" : `: ${shorten(result.outcome.message, 120)}`})`;
+      return `${result.resolved === true ? "resolved" : "unresolved"} (tool exited ${String(result.outcome.exitCode ?? result.outcome.signal)}${result.outcome.message === undefined ? "" : `: ${shorten(result.outcome.message, max)}`})`;
     case "graded":
       return result.resolved === true
         ? "resolved"
-        : `unresolved${result.grade?.reason == null ? "" : `: ${shorten(result.grade.reason, 120)}`}`;
+        : `unresolved${result.grade?.reason == null ? "" : `: ${shorten(result.grade.reason, max)}`}`;
   }
 }
 
@@ -42,9 +42,11 @@ export function painter(color: boolean): Paint {
 /**
  * The line an event leaves in a log, without its newline; null for the events only a live
  * display shows (a trial starting, a phase). The plain display prints these lines and the live
- * one keeps them above its status area, so both leave the same record.
+ * one keeps them above its status area, so both leave the same record. With `width` (a
+ * terminal's), a trial's line is cut to it at its reason, which its grader.log holds whole;
+ * other lines stay whole, so a path in them can be copied.
  */
-export function describeEventLine(event: RunEvent, paint: Paint): string | null {
+export function describeEventLine(event: RunEvent, paint: Paint, width?: number): string | null {
   switch (event.type) {
     case "run:start":
       return (
@@ -53,14 +55,19 @@ export function describeEventLine(event: RunEvent, paint: Paint): string | null 
       );
     case "trial:end": {
       const { result } = event;
-      const verdict = describeVerdict(result);
+      const head = `[${String(event.done)}/${String(event.pending)}] ${result.taskId} #${String(result.trial)}: `;
+      const tail = ` (${seconds(result.durationMs)})`;
+      const verdict = shorten(
+        describeVerdict(result),
+        width === undefined ? Infinity : Math.max(20, width - head.length - tail.length),
+      );
       const colored =
         result.resolved === true
           ? paint(32, verdict)
           : result.outcome.kind === "infra_error"
             ? paint(33, verdict)
             : paint(31, verdict);
-      return `[${String(event.done)}/${String(event.pending)}] ${result.taskId} #${String(result.trial)}: ${colored} (${seconds(result.durationMs)})`;
+      return `${head}${colored}${tail}`;
     }
     case "run:end": {
       const { summary } = event;

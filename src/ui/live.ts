@@ -114,6 +114,19 @@ function fit(text: string, width: number): string {
   return text.length <= width ? text : `${text.slice(0, Math.max(0, width - 1))}…`;
 }
 
+/** The terminal's size; one that says none (0 x 0: `script`, some CI ptys) gets 80 x 24. */
+export function terminalSize(sink: {
+  readonly columns?: number | undefined;
+  readonly rows?: number | undefined;
+}): {
+  columns: number;
+  rows: number;
+} {
+  const positive = (value: number | undefined) =>
+    value !== undefined && value > 0 ? value : undefined;
+  return { columns: positive(sink.columns) ?? 80, rows: positive(sink.rows) ?? 24 };
+}
+
 /**
  * The status area: the bar line, then one line per trial in flight, oldest first, as many as
  * the terminal has room for.
@@ -134,10 +147,21 @@ export function renderStatus(
         : clock((elapsed / progress.done) * remaining)
       : clock(expectedRemainingMs(progress, now));
   const width = Math.max(20, size.columns - 1);
-  const head = `${String(progress.done)}/${String(progress.total)} ${progress.noun} · ${String(progress.good)} ${progress.goodWord} · ${clock(elapsed)} elapsed · ETA ${eta}`;
-  const barWidth = Math.max(10, Math.min(30, width - head.length - 1));
+  const counts = `${String(progress.done)}/${String(progress.total)}`;
+  // The longest head that fits beside a bar of 10 cells; on a narrow terminal the words go
+  // first, then the bar, and the counts and the ETA stay whole.
+  const heads = [
+    `${counts} ${progress.noun} · ${String(progress.good)} ${progress.goodWord} · ${clock(elapsed)} elapsed · ETA ${eta}`,
+    `${counts} · ${String(progress.good)} ${progress.goodWord} · ${clock(elapsed)} · ETA ${eta}`,
+    `${counts} · ${String(progress.good)} ${progress.goodWord} · ETA ${eta}`,
+    `${counts} · ETA ${eta}`,
+  ];
+  const head = heads.find((text) => text.length + 11 <= width) ?? heads.at(-1) ?? "";
+  const barWidth = head.length + 11 <= width ? Math.min(30, width - head.length - 1) : 0;
   const lines = [
-    `${paint(36, bar(progress.done, progress.total, barWidth))} ${fit(head, width - barWidth - 1)}`,
+    barWidth === 0
+      ? fit(head, width)
+      : `${paint(36, bar(progress.done, progress.total, barWidth))} ${head}`,
   ];
   const flights = [...progress.inFlight.values()].sort((a, b) => a.startedAt - b.startedAt);
   const room = Math.max(1, size.rows - 4);
@@ -174,17 +198,18 @@ export function clearLiveDisplays(): void {
 export function createLiveReporter(sink: TerminalSink, options: LiveOptions): Reporter {
   const now = options.now ?? Date.now;
   const paint = painter(options.color);
-  // log-update reads the stream's size on every frame, so a resized terminal is followed.
+  // log-update reads the stream's size on every frame, so a resized terminal is followed; a
+  // terminal that says it has no size gets the default one, not an empty area.
   const stream = {
     write: (text: string) => sink.write(text),
     get isTTY() {
       return sink.isTTY;
     },
     get columns() {
-      return sink.columns;
+      return terminalSize(sink).columns;
     },
     get rows() {
-      return sink.rows;
+      return terminalSize(sink).rows;
     },
   };
   // showCursor: hiding it would install exit handlers that outlive the display.
@@ -196,9 +221,7 @@ export function createLiveReporter(sink: TerminalSink, options: LiveOptions): Re
 
   const draw = (): void => {
     if (progress === null) return;
-    area(
-      renderStatus(progress, now(), { columns: sink.columns ?? 80, rows: sink.rows ?? 24 }, paint),
-    );
+    area(renderStatus(progress, now(), terminalSize(sink), paint));
   };
   const start = (next: Progress): void => {
     progress = next;
@@ -289,7 +312,7 @@ export function createLiveReporter(sink: TerminalSink, options: LiveOptions): Re
         case "log":
           break;
       }
-      const line = describeEventLine(event, paint);
+      const line = describeEventLine(event, paint, terminalSize(sink).columns - 1);
       if (line !== null) {
         // The line goes above the area, which is drawn again beneath it. It is written as it
         // is, not through log-update, which would break a long line at the width: the

@@ -16,11 +16,11 @@ export function createLineReporter(sink: TextSink, options: { color: boolean }):
   };
 }
 
-/** NDJSON: one JSON object per event. */
-export function createJsonReporter(sink: TextSink): Reporter {
+/** NDJSON: one JSON object per event, with `time`, when it was emitted (ISO 8601, UTC). */
+export function createJsonReporter(sink: TextSink, now: () => Date = () => new Date()): Reporter {
   return {
     emit(event) {
-      sink.write(`${JSON.stringify(event)}\n`);
+      sink.write(`${JSON.stringify({ time: now().toISOString(), ...event })}\n`);
     },
   };
 }

@@ -79,7 +79,7 @@ describe("the CLI on bad input", () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('Unknown tool "claude-cod" (did you mean claude-code?).');
     expect(result.stderr).toContain(
-      "hint: Tools here: gold, noop, command, claude-code, codex, gemini, opencode, qwen-code",
+      "hint: Tools here: gold, noop, command, predictions, claude-code, codex, gemini, opencode, qwen-code",
     );
   });
 

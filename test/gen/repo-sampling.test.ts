@@ -116,6 +116,30 @@ describe("the sampling report", () => {
     profileTask(patch(5, 5), LONG),
   ];
 
+  it("gives an even count's median as the mean of the middle two", () => {
+    const kept = [2, 5].map((goldLines) => ({
+      ...small("prose"),
+      goldLines,
+      textSource: "commit-message" as const,
+    }));
+    const report = (lines: typeof kept) =>
+      renderSamplingReport({
+        suite: "acme",
+        repo: "acme/widget",
+        branch: "main",
+        walked: lines.length,
+        candidates: lines,
+        kept: lines,
+        dropped: [],
+        mix: undefined,
+        validated: true,
+      });
+    expect(report(kept)).toContain("Gold patch source lines: median 3.5, max 5;");
+    expect(report([...kept, { ...kept[0]!, goldLines: 9 }])).toContain(
+      "Gold patch source lines: median 5, max 9;",
+    );
+  });
+
   it("shows the suite against its candidates and target, and warns where one kind dominates", () => {
     const report = renderSamplingReport({
       suite: "acme",

@@ -23,10 +23,20 @@ export interface TerminalRun {
   kill(): void;
 }
 
-/** Runs `argv` on a `columns` x `rows` pseudo-terminal, with `env` as its whole environment. */
+/**
+ * Runs `argv` on a `columns` x `rows` pseudo-terminal, with `env` as its whole environment; with
+ * `sized: false` the pty says it has no size (0 x 0, as under a bare `script`) while the
+ * emulator still shows `columns` x `rows`.
+ */
 export function runInTerminal(
   argv: readonly string[],
-  options: { cwd: string; env: Record<string, string>; columns: number; rows: number },
+  options: {
+    cwd: string;
+    env: Record<string, string>;
+    columns: number;
+    rows: number;
+    sized?: boolean;
+  },
 ): TerminalRun {
   const terminal = new xterm.Terminal({
     cols: options.columns,
@@ -35,7 +45,8 @@ export function runInTerminal(
     allowProposedApi: true,
   });
   // The pty starts with no size; stty gives it the emulator's, then the program replaces the shell.
-  const line = `stty cols ${String(options.columns)} rows ${String(options.rows)}; exec ${argv.map(quoteShell).join(" ")}`;
+  const size = `stty cols ${String(options.columns)} rows ${String(options.rows)}; `;
+  const line = `${options.sized === false ? "" : size}exec ${argv.map(quoteShell).join(" ")}`;
   const child = spawn("script", ["-q", "-f", "-e", "-c", line, "/dev/null"], {
     cwd: options.cwd,
     env: options.env,

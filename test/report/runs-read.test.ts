@@ -82,7 +82,7 @@ describe("which runs a report reads", () => {
       "",
       "| tool          | version | run           | status               | trials done | updated              |",
       "|---------------|---------|---------------|----------------------|------------:|----------------------|",
-      "| s-command-aaa | 1       | s-command-aaa | completed            |       10/10 | 2025-01-01 00:00 UTC |",
+      "| command       | 1       | s-command-aaa | completed            |       10/10 | 2025-01-01 00:00 UTC |",
       "| s-command-bbb | 1       | s-command-bbb | completed            |       10/10 | 2025-03-01 10:00 UTC |",
       "| gold          | 1       | s-gold        | completed            |       10/10 | 2025-01-01 10:00 UTC |",
       "| noop          | 1       | s-noop        | started (incomplete) |        4/10 | 2025-01-01 00:00 UTC |",
@@ -109,7 +109,7 @@ describe("which runs a report reads", () => {
 
     const rows = JSON.parse((await report(runsDir, "--json")).stdout) as Record<string, unknown>[];
     expect(rows.map((row) => [row.label, row.run_status, row.run_trials_done])).toEqual([
-      ["s-command-aaa", "completed", 10],
+      ["command", "completed", 10],
       ["s-command-bbb", "completed", 10],
       ["gold", "completed", 10],
       ["noop", "started", 4],
@@ -124,10 +124,13 @@ describe("which runs a report reads", () => {
     expect(page).toContain('<span class="badge incomplete">started (incomplete)</span>');
   });
 
-  it("keeps two command lines apart in every table, named by run id, or by --label", async () => {
+  it("keeps two command lines apart in every table: the first keeps the name, the later is named by run id, saying why, or by --label", async () => {
     const markdown = (await report(runsDir)).stdout;
-    expect(markdown).toMatch(/^\| s-command-aaa \| 1 +\| +10 \| +6\/10 \| +60\.0% \|/m);
+    expect(markdown).toMatch(/^\| command +\| 1 +\| +10 \| +6\/10 \| +60\.0% \|/m);
     expect(markdown).toMatch(/^\| s-command-bbb \| 1 +\| +10 \| +3\/10 \| +30\.0% \|/m);
+    expect(markdown).toContain(
+      '- s-command-bbb (s-command-bbb): named by its run id: "command" is the name of another tool of this suite, run first in s-command-aaa; name this one with --label.',
+    );
 
     const labelled = path.join(root, "labelled");
     writeSyntheticRuns(labelled, [

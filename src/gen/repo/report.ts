@@ -131,7 +131,12 @@ export function renderSamplingReport(input: SamplingInput): string {
   }
   const lineCounts = input.kept.map((profile) => profile.goldLines).sort((a, b) => a - b);
   if (lineCounts.length > 0) {
-    const median = lineCounts[Math.floor(lineCounts.length / 2)] ?? 0;
+    // An even count's median is the mean of the middle two (2 and 5 lines: 3.5, not 5).
+    const middle = lineCounts.length / 2;
+    const median =
+      lineCounts.length % 2 === 1
+        ? (lineCounts[Math.floor(middle)] ?? 0)
+        : ((lineCounts[middle - 1] ?? 0) + (lineCounts[middle] ?? 0)) / 2;
     lines.push(
       `Gold patch source lines: median ${String(median)}, max ${String(lineCounts.at(-1) ?? 0)}; with a stack trace: ${String(input.kept.filter((p) => p.hasStackTrace).length)}, with a reproduction: ${String(input.kept.filter((p) => p.hasReproduction).length)}.`,
       "",
