@@ -157,7 +157,8 @@ Examples:
 
 With --queue, trials go to a Redis job queue and each runs on a worker (\`lab worker --queue URL\`)
 in that worker's sandbox; this process collects every result into the same run folder.
---concurrency, --sandbox and --keep are then the workers' business.`,
+--concurrency, --sandbox and --keep are then the workers' business. Ctrl-C or SIGTERM removes
+the run's waiting jobs and stops within 5 s even when Redis does not answer; rerunning collects the rest.`,
   async run(args, io) {
     const toolName = args.positionals[0] ?? "";
     const settings = settingsFrom(args, io);

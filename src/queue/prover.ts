@@ -16,6 +16,7 @@ import {
   type ProofJobData,
   type TaskFile,
 } from "./protocol.js";
+import { COORDINATOR_STOP_GRACE_MS, stopDeadline, unlessAborted } from "./stopping.js";
 import { JobTracker, sameJson, type JobEnd } from "./tracker.js";
 
 /** How a gen proves on a queue. */
@@ -76,26 +77,67 @@ export async function openQueueProver(options: QueueProverOptions): Promise<Queu
     labVersion: options.labVersion,
     testTimeoutMs: options.testTimeoutMs,
   };
-  const tracker = await JobTracker.open(address, gen.key, {
-    onRefusal: (worker, message) => {
-      options.onLog("warn", `worker ${worker} refuses this gen's proofs: ${message}`);
+  const tracker = await JobTracker.open(
+    address,
+    gen.key,
+    {
+      onRefusal: (worker, message) => {
+        options.onLog("warn", `worker ${worker} refuses this gen's proofs: ${message}`);
+      },
+      onNoWorker: () => {
+        options.onLog(
+          "warn",
+          `no worker serves queue ${address.display}; start one: lab worker --queue URL`,
+        );
+      },
     },
-    onNoWorker: () => {
-      options.onLog(
-        "warn",
-        `no worker serves queue ${address.display}; start one: lab worker --queue URL`,
-      );
-    },
-  });
+    options.signal,
+  );
+  const deadline = stopDeadline(options.signal, COORDINATOR_STOP_GRACE_MS);
+  const interrupted = (): Error => new LabError("CANCELLED", "The gen was interrupted.");
   options.onLog(
     "info",
     `proofs go to queue ${address.display}, up to ${String(options.attempts)} attempt(s) each`,
   );
   const pending = new Set<(error: Error) => void>();
   const onAbort = (): void => {
-    for (const reject of pending) reject(new LabError("CANCELLED", "The gen was interrupted."));
+    for (const reject of pending) reject(interrupted());
   };
   options.signal.addEventListener("abort", onAbort, { once: true });
+
+  /** Adds the proof's job unless Redis holds it as this gen describes it. */
+  const queueProof = async (id: string, data: ProofJobData): Promise<void> => {
+    const [state] = (await tracker.states([id])).values();
+    if (state === "failed") await tracker.remove(id);
+    // Queued by a gen of another lab version, test timeout or number of proof runs: workers
+    // of this version would refuse it, or prove it otherwise than asked.
+    const outdated =
+      state !== "unknown" &&
+      state !== "failed" &&
+      (await tracker.replaceOutdated(
+        id,
+        (queued) => sameJson(queued, gen, "gen") && sameJson(queued, data.runs, "runs"),
+      ));
+    if (outdated)
+      options.onLog(
+        "info",
+        `${data.taskId}: replacing its proof job queued by an earlier gen with other settings`,
+      );
+    if (state === "unknown" || state === "failed" || outdated)
+      await tracker.add([
+        {
+          id,
+          name: "proof",
+          data,
+          opts: {
+            attempts: options.attempts,
+            backoff: { type: "fixed", delay: 2000 },
+            removeOnComplete: { age: KEEP_FINISHED_S },
+            removeOnFail: { age: KEEP_FINISHED_S },
+          },
+        },
+      ]);
+  };
 
   const prove: TaskProver = async (request) => {
     const taskHash = await taskContentHash(request.task);
@@ -114,39 +156,11 @@ export async function openQueueProver(options: QueueProverOptions): Promise<Queu
       deferrals: 0,
       refusals: 0,
     };
-    const [state] = (await tracker.states([id])).values();
-    if (state === "failed") await tracker.remove(id);
-    // Queued by a gen of another lab version, test timeout or number of proof runs: workers
-    // of this version would refuse it, or prove it otherwise than asked.
-    const outdated =
-      state !== "unknown" &&
-      state !== "failed" &&
-      (await tracker.replaceOutdated(
-        id,
-        (queued) => sameJson(queued, gen, "gen") && sameJson(queued, data.runs, "runs"),
-      ));
-    if (outdated)
-      options.onLog(
-        "info",
-        `${request.task.info.id}: replacing its proof job queued by an earlier gen with other settings`,
-      );
-    if (state === "unknown" || state === "failed" || outdated)
-      await tracker.add([
-        {
-          id,
-          name: "proof",
-          data,
-          opts: {
-            attempts: options.attempts,
-            backoff: { type: "fixed", delay: 2000 },
-            removeOnComplete: { age: KEEP_FINISHED_S },
-            removeOnFail: { age: KEEP_FINISHED_S },
-          },
-        },
-      ]);
+    // Its commands wait while Redis is gone or hung: a stop does not wait with them.
+    await unlessAborted(queueProof(id, data), options.signal, interrupted);
     return new Promise<ValidationProof[]>((resolve, reject) => {
       if (options.signal.aborted) {
-        reject(new LabError("CANCELLED", "The gen was interrupted."));
+        reject(interrupted());
         return;
       }
       pending.add(reject);
@@ -168,11 +182,17 @@ export async function openQueueProver(options: QueueProverOptions): Promise<Queu
       options.signal.removeEventListener("abort", onAbort);
       try {
         if (options.signal.aborted) {
-          const { removed, running } = await tracker.withdraw();
-          options.onLog(
-            "info",
-            `removed ${String(removed)} waiting proof job(s) from the queue${running > 0 ? `; ${String(running)} under way on workers are collected by rerunning the gen` : ""}`,
-          );
+          const withdrawn = await tracker.withdrawBy(deadline());
+          if (withdrawn === null)
+            options.onLog(
+              "warn",
+              `the queue's Redis did not answer within ${String(COORDINATOR_STOP_GRACE_MS / 1000)} s: this gen's proof jobs stay queued, and rerunning the gen collects them`,
+            );
+          else
+            options.onLog(
+              "info",
+              `removed ${String(withdrawn.removed)} waiting proof job(s) from the queue${withdrawn.running > 0 ? `; ${String(withdrawn.running)} under way on workers are collected by rerunning the gen` : ""}`,
+            );
         }
       } finally {
         await tracker.close();

@@ -2,6 +2,7 @@ import { mkdir } from "node:fs/promises";
 import {
   classifyInfraError,
   errorMessage,
+  LabError,
   SCHEMA_VERSION,
   sourceName,
   type Task,
@@ -27,7 +28,8 @@ import {
   type ToolRequest,
   type TrialJobData,
 } from "./protocol.js";
-import { JobTracker, sameJson, type JobEnd, type JobSpec } from "./tracker.js";
+import { COORDINATOR_STOP_GRACE_MS, stopDeadline, unlessAborted } from "./stopping.js";
+import { JobTracker, sameJson, type JobEnd, type JobSpec, type TrackerHooks } from "./tracker.js";
 
 /** How a run goes through a queue. */
 export interface QueueRunOptions {
@@ -180,47 +182,92 @@ async function executeOnQueue(
     });
   }
 
-  const tracker = await JobTracker.open(options.address, runKey, {
-    onActive: (id) => {
-      const entry = byId.get(id);
-      if (entry !== undefined)
-        reporter.emit({
-          type: "trial:start",
-          taskId: entry.job.task.info.id,
-          trial: entry.job.trial,
-        });
-    },
-    onProgress: (id, progress) => {
-      const entry = byId.get(id);
-      const phase = (progress as { phase?: unknown } | null)?.phase;
-      if (entry !== undefined && typeof phase === "string")
-        reporter.emit({
-          type: "trial:phase",
-          taskId: entry.job.task.info.id,
-          trial: entry.job.trial,
-          phase,
-        });
-    },
-    onMissing: async (id) => {
-      const entry = byId.get(id);
-      if (entry === undefined) return;
-      log(
-        "warn",
-        `trial job ${id} is no longer in Redis (restarted without its data?): adding it again`,
-      );
-      await tracker.add([entry.spec]);
-    },
-    onRefusal: (worker, message) => {
-      log("warn", `worker ${worker} refuses this run's trials: ${message}`);
-    },
-    onNoWorker: () => {
-      log(
-        "warn",
-        `no worker serves queue ${options.address.display}; start one: lab worker --queue URL`,
-      );
-    },
-  });
+  const deadline = stopDeadline(signal, COORDINATOR_STOP_GRACE_MS);
+  const stopped = (): Error => new LabError("CANCELLED", `Run ${record.runId} was stopped.`);
+  let tracker: JobTracker;
   try {
+    tracker = await JobTracker.open(options.address, runKey, hooks(), signal);
+  } catch (error) {
+    // Stopped before Redis answered: the run is cancelled, nothing was queued.
+    if (signal.aborted) return;
+    throw error;
+  }
+  try {
+    // Every command below waits while Redis is gone or hung: a stop does not wait with them.
+    const enqueued = await unlessAborted(enqueue(), signal, stopped).then(
+      () => true,
+      (error: unknown) => {
+        if (signal.aborted) return false;
+        throw error;
+      },
+    );
+    if (enqueued) {
+      for (const [id, entry] of byId) {
+        tracker.watch(id, (end) => collect(end, entry.job, context, tracker, stats));
+      }
+      await tracker.settled(signal, deadline);
+    }
+    if (signal.aborted) {
+      const withdrawn = await tracker.withdrawBy(deadline());
+      log(
+        withdrawn === null ? "warn" : "info",
+        withdrawn === null
+          ? `the queue's Redis did not answer within ${String(COORDINATOR_STOP_GRACE_MS / 1000)} s: this run's trial jobs stay queued, and rerunning this command collects them`
+          : `removed ${String(withdrawn.removed)} waiting trial job(s) from the queue` +
+              (withdrawn.running > 0
+                ? `; ${String(withdrawn.running)} under way on workers finish there, and rerunning this command collects them`
+                : ""),
+      );
+    }
+  } finally {
+    await tracker.close();
+  }
+
+  function hooks(): TrackerHooks {
+    return {
+      onActive: (id) => {
+        const entry = byId.get(id);
+        if (entry !== undefined)
+          reporter.emit({
+            type: "trial:start",
+            taskId: entry.job.task.info.id,
+            trial: entry.job.trial,
+          });
+      },
+      onProgress: (id, progress) => {
+        const entry = byId.get(id);
+        const phase = (progress as { phase?: unknown } | null)?.phase;
+        if (entry !== undefined && typeof phase === "string")
+          reporter.emit({
+            type: "trial:phase",
+            taskId: entry.job.task.info.id,
+            trial: entry.job.trial,
+            phase,
+          });
+      },
+      onMissing: async (id) => {
+        const entry = byId.get(id);
+        if (entry === undefined) return;
+        log(
+          "warn",
+          `trial job ${id} is no longer in Redis (restarted without its data?): adding it again`,
+        );
+        await tracker.add([entry.spec]);
+      },
+      onRefusal: (worker, message) => {
+        log("warn", `worker ${worker} refuses this run's trials: ${message}`);
+      },
+      onNoWorker: () => {
+        log(
+          "warn",
+          `no worker serves queue ${options.address.display}; start one: lab worker --queue URL`,
+        );
+      },
+    };
+  }
+
+  /** Adds the run's jobs that Redis does not hold as this invocation describes them. */
+  async function enqueue(): Promise<void> {
     // Leftovers of this run: jobs finished and collected by an invocation that died before
     // removing them. Their trials are recorded (not pending), so they are only removed.
     const finished = await tracker.queue.getRanges(["completed", "failed"], 0, -1);
@@ -281,23 +328,6 @@ async function executeOnQueue(
         "info",
         `${String(workers.length)} worker(s): ${workers.map((worker) => `${worker.name} (${String(worker.concurrency)})`).join(", ")}`,
       );
-
-    for (const [id, entry] of byId) {
-      tracker.watch(id, (end) => collect(end, entry.job, context, tracker, stats));
-    }
-    await tracker.settled(signal);
-    if (signal.aborted) {
-      const { removed, running } = await tracker.withdraw();
-      log(
-        "info",
-        `removed ${String(removed)} waiting trial job(s) from the queue` +
-          (running > 0
-            ? `; ${String(running)} under way on workers finish there, and rerunning this command collects them`
-            : ""),
-      );
-    }
-  } finally {
-    await tracker.close();
   }
 }
 

@@ -73,6 +73,26 @@ export async function unlessAborted<T>(
   }
 }
 
+/**
+ * How long a stopping coordinator (`lab run --queue`, `lab gen --queue`) waits for Redis to
+ * take its waiting jobs back and for the results being written; past it the coordinator
+ * leaves anyway (its jobs stay queued, and a rerun collects them).
+ */
+export const COORDINATOR_STOP_GRACE_MS = 5000;
+
+/** When a stop must be done by (`Date.now()` ms): `grace` after `signal` aborts, Infinity before. */
+export function stopDeadline(signal: AbortSignal, grace: number): () => number {
+  let at = signal.aborted ? Date.now() + grace : Infinity;
+  signal.addEventListener(
+    "abort",
+    () => {
+      at = Date.now() + grace;
+    },
+    { once: true },
+  );
+  return () => at;
+}
+
 /** Whether `promise` settles (either way) within `ms`. */
 export async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;

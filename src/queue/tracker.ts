@@ -1,5 +1,6 @@
 import { Job, Queue, QueueEvents, type JobsOptions } from "bullmq";
 import type { Redis } from "ioredis";
+import { LabError } from "../core/index.js";
 import type { QueueAddress } from "./address.js";
 import { openRedis, redisOptions } from "./connection.js";
 import {
@@ -12,6 +13,7 @@ import {
   workerHeartbeatSchema,
   type WorkerHeartbeat,
 } from "./protocol.js";
+import { settlesWithin, unlessAborted } from "./stopping.js";
 
 /** A job to put on the queue. */
 export interface JobSpec {
@@ -99,15 +101,27 @@ export class JobTracker {
     });
   }
 
-  /** Opens the queue for the work named `workKey` (a run's or a gen's key). */
+  /**
+   * Opens the queue for the work named `workKey` (a run's or a gen's key); a stop (`signal`)
+   * while Redis has not answered yet closes it and throws CANCELLED.
+   */
   static async open(
     address: QueueAddress,
     workKey: string,
-    hooks: TrackerHooks = {},
+    hooks: TrackerHooks,
+    signal: AbortSignal,
   ): Promise<JobTracker> {
     const tracker = new JobTracker(address, workKey, hooks);
-    await tracker.queue.waitUntilReady();
-    await tracker.events.waitUntilReady();
+    try {
+      await unlessAborted(
+        Promise.all([tracker.queue.waitUntilReady(), tracker.events.waitUntilReady()]),
+        signal,
+        () => new LabError("CANCELLED", `Stopped while waiting for the queue's Redis.`),
+      );
+    } catch (error) {
+      await tracker.close();
+      throw error;
+    }
     tracker.timer = setInterval(() => {
       void tracker.sweep();
     }, SWEEP_MS);
@@ -277,11 +291,13 @@ export class JobTracker {
    * Waits until every watched job has been handled, or `signal` aborts; rethrows the first
    * failure of a handler (writing a result failed).
    */
-  async settled(signal: AbortSignal): Promise<void> {
+  async settled(signal: AbortSignal, deadline: () => number): Promise<void> {
     while (this.watched.size > 0 || this.handling.size > 0) {
       if (this.failure !== null) throw this.failure;
-      // Stopped: results being written still land, and nothing more is waited for.
-      if (signal.aborted && this.handling.size === 0) return;
+      // Stopped: results being written still land, and nothing more is waited for; a handler
+      // held by a Redis gone or hung is left behind at `deadline` (its result.json is written
+      // atomically, or not at all, and a rerun collects it).
+      if (signal.aborted && (this.handling.size === 0 || Date.now() >= deadline())) return;
       await new Promise<void>((resolve) => {
         const done = (): void => {
           clearTimeout(timer);
@@ -321,11 +337,33 @@ export class JobTracker {
     return { removed, running };
   }
 
-  /** Stops sweeping and closes the connections. */
+  /**
+   * `withdraw`, unless Redis has not done it by `deadline` (`Date.now()` ms: it is gone, hung
+   * or refusing): then null, and the jobs stay queued.
+   */
+  async withdrawBy(deadline: number): Promise<{ removed: number; running: number } | null> {
+    let withdrawn: { removed: number; running: number } | null = null;
+    const done = this.withdraw().then((result) => {
+      withdrawn = result;
+    });
+    await settlesWithin(done, Math.max(0, deadline - Date.now()));
+    return withdrawn;
+  }
+
+  /**
+   * Stops sweeping and closes the connections at once. BullMQ's own close waits on QUIT and on
+   * the end of its clients, which never comes for a client waiting to reconnect (ioredis
+   * #1247, #1830): with Redis gone, hung or refusing it would never return. Nothing the
+   * tracker wrote waits in them (each command was awaited), so they are closed by force.
+   */
   async close(): Promise<void> {
     if (this.timer !== null) clearInterval(this.timer);
-    await this.events.close();
-    await this.queue.close();
+    // Marks the events as closing so their read loop stops; its own wait is not awaited.
+    this.events.close().catch(() => undefined);
+    await Promise.all([
+      this.events.backend.close(true).catch(() => undefined),
+      this.queue.backend.close(true).catch(() => undefined),
+    ]);
     this.redis.disconnect();
   }
 }
