@@ -216,6 +216,8 @@ describe("lab report's outputs", () => {
 
   it("--html writes one self-contained page that shows text from the store as text", async () => {
     const file = path.join(root, "out", "report.html");
+    // --html writes into a folder that exists (a missing one is a usage error: bad-input tests).
+    mkdirSync(path.join(root, "out"), { recursive: true });
     const result = await report("--html", "out/report.html", "--csv");
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(`lab: wrote ${file}`);
