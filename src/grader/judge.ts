@@ -148,8 +148,8 @@ export function countCanaries(planted: PlantedCanaries): GradeCanaries {
   };
 }
 
-/** The prefix of the canaries' findings in `grade.tampering`. */
-const CANARY_FINDING = "canaries: ";
+/** The prefixes of the log checks' findings in `grade.tampering`: the canaries' and the runner guard's. */
+const LOG_FINDINGS = ["canaries: ", "runner: "];
 
 /** What a stored grade is judged again with: the task's lists and parser as they are today. */
 export interface RejudgeInput {
@@ -190,7 +190,9 @@ export function rejudgeGrade(
     ...input,
     testRun: { ...testEnd, exitCode: grade.testExitCode, timedOut: grade.testsTimedOut },
     log: log.text,
-    changeTampering: grade.tampering.filter((finding) => !finding.startsWith(CANARY_FINDING)),
+    changeTampering: grade.tampering.filter(
+      (finding) => !LOG_FINDINGS.some((kind) => finding.startsWith(kind)),
+    ),
     canaries:
       canaries?.planted === undefined || canaries.sentinel === undefined
         ? null
