@@ -7,6 +7,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { commandProgram } from "../../src/tools/index.js";
+import { withDockerReclaimLock } from "../helpers/docker-reclaim-lock.js";
 import { addTask, writeFixtureSuite } from "../helpers/fixture-suite.js";
 import { startLab } from "../helpers/lab-process.js";
 import { sharedCacheDir, tempDir } from "../helpers/temp.js";
@@ -241,7 +242,9 @@ describe("lab cache and lab's own uv", () => {
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout).toMatch(/^uv +uv(-[\d.]+)? +- +- +- +\d/m);
     expect(list.stderr).toMatch(new RegExp(`^lab's own uv: [\\d.]+ [KM]?B, in ${uvDir}$`, "m"));
-    const clear = await lab(["cache", "clear"], { env });
+    // A clear also removes containers of labs that are gone, engine-wide: the lock keeps it
+    // from taking the one the docker lifecycle test leaves on purpose.
+    const clear = await withDockerReclaimLock(() => lab(["cache", "clear"], { env }));
     expect(clear.stderr).toContain(
       `Removed lab's own uv from ${uvDir} (a grade installs it again when no uv is on PATH)\n`,
     );

@@ -69,7 +69,8 @@ describe("environments", () => {
     expect(check.stdout).toContain(again.sitePackages);
 
     expect(listCachedEnvironments(cacheDir).map((env) => env.key)).toEqual([again.key]);
-    expect(await clearEnvironmentCache(cacheDir)).toEqual({ environments: 1, layers: 0 });
+    // uv: null, as lab's own uv is not in this cache folder (the test finds uv elsewhere).
+    expect(await clearEnvironmentCache(cacheDir)).toEqual({ environments: 1, layers: 0, uv: null });
     expect(listCachedEnvironments(cacheDir)).toEqual([]);
   });
 

@@ -102,8 +102,10 @@ describe("lab gen --from-repo on ten pull-request-like changes, six of them vali
     expect(byId[idOf("refactor")]?.reason).toBe(
       "no test fails before the fix: tests/test_core.py::test_low, tests/test_core.py::test_high, tests/test_core.py::test_inside pass with and without it",
     );
-    expect(byId[idOf("timing")]?.reason).toBe(
-      "flaky: tests/test_timing.py::test_timer_is_fast (with the fix: PASSED, then FAILED) changed between run 1 and run 2",
+    // The timing test fails every third run (a counter), so which grade catches it, before or with
+    // the fix, depends on the order the proofs' grades run in.
+    expect(byId[idOf("timing")]?.reason).toMatch(
+      /^flaky: tests\/test_timing\.py::test_timer_is_fast \((with|before) the fix: PASSED, then FAILED\) changed between run 1 and run 2$/,
     );
     expect(byId[idOf("uppercase")]?.reason).toMatch(
       /^install failed: resolving the dependencies as of 2025-09-\d\d failed: .*acme-internal/,
