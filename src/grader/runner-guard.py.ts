@@ -19,18 +19,6 @@ if _opts:
     os.environ["PYTEST_ADDOPTS"] = _opts
 else:
     os.environ.pop("PYTEST_ADDOPTS", None)
-# Nor is lab's folder left where the tests can see it: on PYTHONPATH and sys.path, where lab
-# put it to load this module (pylint's tests check both).
-_own_dir = os.path.dirname(os.path.realpath(__file__))
-_python_path = [
-    entry for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep)
-    if entry and os.path.realpath(entry) != _own_dir
-]
-if _python_path:
-    os.environ["PYTHONPATH"] = os.pathsep.join(_python_path)
-else:
-    os.environ.pop("PYTHONPATH", None)
-sys.path[:] = [entry for entry in sys.path if not entry or os.path.realpath(entry) != _own_dir]
 
 import _pytest.runner as _runner
 import _pytest.terminal as _terminal
