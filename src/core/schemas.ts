@@ -105,7 +105,6 @@ export const gradeSchema = z.object({
         )
         .optional(),
       sentinel: z.string().optional(),
-      guard: z.string().nullable().optional(),
     })
     .optional(),
   leftOut: z.array(z.string()).optional(),

@@ -144,7 +144,6 @@ export function countCanaries(planted: PlantedCanaries): GradeCanaries {
       carriesSentinel,
     })),
     sentinel: planted.sentinel,
-    guard: planted.guard,
   };
 }
 
@@ -196,11 +195,7 @@ export function rejudgeGrade(
     canaries:
       canaries?.planted === undefined || canaries.sentinel === undefined
         ? null
-        : {
-            canaries: canaries.planted,
-            sentinel: canaries.sentinel,
-            guard: canaries.guard ?? null,
-          },
+        : { canaries: canaries.planted, sentinel: canaries.sentinel },
   });
   return {
     grade: {

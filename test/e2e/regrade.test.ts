@@ -37,11 +37,7 @@ function brokenGrade(taskId: string): Grade {
     testRun: { ...grade.testEnd, exitCode: grade.testExitCode, timedOut: grade.testsTimedOut },
     log,
     changeTampering: [],
-    canaries: {
-      canaries: grade.canaries.planted,
-      sentinel: grade.canaries.sentinel ?? "",
-      guard: grade.canaries.guard ?? null,
-    },
+    canaries: { canaries: grade.canaries.planted, sentinel: grade.canaries.sentinel ?? "" },
   });
   return { ...grade, ...verdict, reason: verdict.reason };
 }
