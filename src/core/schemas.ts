@@ -105,6 +105,7 @@ export const gradeSchema = z.object({
         )
         .optional(),
       sentinel: z.string().optional(),
+      guard: z.string().nullable().optional(),
     })
     .optional(),
   leftOut: z.array(z.string()).optional(),

@@ -171,6 +171,8 @@ export interface GradeCanaries {
    */
   readonly planted?: readonly PlantedCanary[] | undefined;
   readonly sentinel?: string | undefined;
+  /** The runner guard's token (pytest), by which a regrade finds its report again; null without one. */
+  readonly guard?: string | null | undefined;
 }
 
 /** One canary test as planted: its function name, module, and whether it must fail. */

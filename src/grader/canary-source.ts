@@ -1,9 +1,14 @@
 /**
- * The Python side of canary tests (`canaries.ts`): where a test module can take a new test
- * function, and the functions themselves. Pure: text in, text out, with the randomness given.
- * The code written is Python 2 and 3 alike (no annotations, no f-strings), since a task's era
- * may be either.
+ * The Python side of canary tests (`canaries.ts`): canaries made from a module's own tests. Each
+ * is a copy of one of the module's tests (its decorators, fixtures and parametrization, its
+ * signature, its body), renamed from the module's own words and put among them. In a must-fail
+ * one a statement of the body is replaced by an assertion about a project expression of that
+ * body that cannot hold (a one-element list asserted empty, a value asserted not to be itself),
+ * so it fails whatever the change did: the lines before it fail, or the assertion does. A
+ * must-pass one is the body up to a cut, and may end with an assertion that holds. Pure: text in, text out, with the randomness given. The code
+ * written is Python 2 and 3 alike, copied from the module or made of plain expressions.
  */
+import { readModelModule, type ModelModule, type ModelTest } from "./canary-model.js";
 
 /** A source of numbers in [0, 1). */
 export type Random = () => number;
@@ -14,12 +19,19 @@ export interface CanaryFunction {
   readonly name: string;
   /** Whether its body fails (an assertion or an exception) or passes. */
   readonly mustFail: boolean;
-  /** Whether it registers the end-of-process sentinel. */
+  /** Whether it registers the end-of-process sentinel (runners without lab's runner guard). */
   readonly carriesSentinel: boolean;
 }
 
 /** What a canary function needs said about it before its text is made. */
 export type CanaryRequest = Omit<CanaryFunction, "name">;
+
+/**
+ * The runner a module's canaries are written for: pytest takes functions and methods of test
+ * classes; SymPy's bin/test module-level functions only, never after the module's last one;
+ * unittest (Django's runtests.py) methods of TestCase classes.
+ */
+export type CanaryStyle = "pytest" | "sympy" | "unittest";
 
 /** A seeded generator (mulberry32): the same seed, the same canaries, for tests. */
 export function seededRandom(seed: number): Random {
@@ -42,237 +54,265 @@ function pick<T>(random: Random, items: readonly T[]): T {
   return items[Math.floor(random() * items.length)] as T;
 }
 
+/** Tests a canary can be made from: ones whose outcome a copy shares (no expected failure). */
+function models(module: ModelModule, style: CanaryStyle): ModelTest[] {
+  return module.tests.filter((test) => {
+    const text = module.lines.slice(test.start, test.end).join("\n");
+    if (/xfail|known_?fail|expectedFailure|\basync\b|\bawait\b|\byield\b/i.test(text)) return false;
+    // Python 2 refuses a nested function (the sentinel's handler) beside an unqualified exec.
+    if (/^\s*exec\b(?!\s*\()/m.test(text)) return false;
+    if (style === "sympy") return test.container === null && !test.decorated;
+    if (style === "unittest") return test.container !== null;
+    return true;
+  });
+}
+
 /**
- * The 0-based line numbers of a module's top-level statements where a function can be put
- * before: a `def`, `async def`, `class` or the first decorator above one, at column 0 and
- * outside any string, bracket or continued line. A scan of Python's lexical rules rather than
- * a parse, so it runs in lab without the era's interpreter; it errs towards fewer places.
+ * A test name from the module's words, free in the module: the first words of the model's name
+ * and one or two of the module's, as a neighbour would be named.
  */
-export function findInsertionLines(source: string): number[] {
-  const lines = source.split("\n");
-  const places: number[] = [];
-  let quote: string | null = null;
-  let depth = 0;
-  let continued = false;
-  let previousTopLevel = "";
-  for (let index = 0; index < lines.length; index++) {
-    const line = lines[index] ?? "";
-    const startsStatement = quote === null && depth === 0 && !continued;
-    if (startsStatement && /^[^\s#]/.test(line)) {
-      const opensDefinition = /^(def |async def |class |@)/.test(line);
-      if (opensDefinition && !previousTopLevel.startsWith("@")) places.push(index);
-      previousTopLevel = line;
-    }
-    continued = false;
-    let at = 0;
-    while (at < line.length) {
-      const char = line[at] as string;
-      if (quote !== null) {
-        if (char === "\\") at += 2;
-        else if (line.startsWith(quote, at)) {
-          at += quote.length;
-          quote = null;
-        } else at += 1;
-        continue;
-      }
-      if (char === "#") break;
-      if (char === "'" || char === '"') {
-        const triple = line.startsWith(char.repeat(3), at);
-        quote = triple ? char.repeat(3) : char;
-        at += quote.length;
-        continue;
-      }
-      if ("([{".includes(char)) depth++;
-      else if (")]}".includes(char)) depth = Math.max(0, depth - 1);
-      else if (char === "\\" && at === line.replace(/\r$/, "").length - 1) continued = true;
-      at += 1;
-    }
-    // A one-quote string cannot span lines (without a backslash, which the scan skips over).
-    if (quote !== null && quote.length === 1 && !line.endsWith("\\")) quote = null;
-  }
-  return places;
-}
-
-/** Words a canary's name is made of, beside those of the module's own tests. */
-const WORDS = [
-  "value", "empty", "default", "items", "mapping", "order", "format", "parse", "round", "trip",
-  "basic", "nested", "unicode", "result", "keys", "update", "merge", "copy", "repr", "equal",
-  "length", "prefix", "suffix", "split", "join", "limit", "index", "count", "reverse", "call",
-  "args", "kwargs", "attribute", "missing", "extra", "multiple", "single", "case", "path",
-  "name", "text", "data", "option", "flag", "state", "compare", "convert", "handle", "return",
-] as const; // prettier-ignore
-
-/** The words of a module's own test names (`def test_parse_url` gives parse, url). */
-export function wordsOf(source: string): string[] {
-  const words = new Set<string>();
-  for (const match of source.matchAll(/^\s*def test_(\w+)\s*\(/gm)) {
-    for (const word of (match[1] ?? "").split("_"))
-      if (/^[a-z][a-z0-9]{1,14}$/.test(word)) words.add(word);
-  }
-  return [...words];
-}
-
-/** A test name not yet used in `source` nor in `taken`, looking like the module's own. */
-export function canaryName(random: Random, source: string, taken: Set<string>): string {
-  const own = wordsOf(source);
-  for (;;) {
-    const count = randomInt(random, 2, 3);
-    const words: string[] = [];
-    while (words.length < count) {
-      const word = own.length > 0 && random() < 0.5 ? pick(random, own) : pick(random, WORDS);
+export function canaryName(
+  random: Random,
+  module: ModelModule,
+  model: ModelTest,
+  taken: Set<string>,
+  others = "",
+): string {
+  const text = `${module.lines.join("\n")}\n${others}`;
+  const modelWords = model.name
+    .replace(/^test_?/, "")
+    .split("_")
+    .filter(Boolean);
+  const vocabulary = module.vocabulary.filter((word) => word.length > 2).slice(0, 60);
+  for (let attempt = 0; ; attempt++) {
+    const kept = modelWords.slice(0, randomInt(random, 0, Math.min(2, modelWords.length)));
+    const words = [...kept];
+    const added = Math.max(randomInt(random, 1, 2), 2 - kept.length) + Math.floor(attempt / 20);
+    for (let i = 0; i < added && vocabulary.length > 0; i++) {
+      const word = pick(random, vocabulary);
       if (!words.includes(word)) words.push(word);
     }
-    const name = `test_${words.join("_")}`;
-    const free = (word: string): boolean => !new RegExp(`\\b${word}\\b`).test(source);
-    if (!taken.has(name) && free(name) && free(className(name))) {
+    if (words.length === 0) words.push(...(modelWords.length > 0 ? modelWords : ["case"]));
+    // A module with too few words of its own gets numbered names, as in test_issue_1234.
+    if (attempt >= 40) words.push(String(attempt));
+    const separator = model.name.startsWith("test_") ? "_" : "";
+    const name = `test${separator}${words.join("_")}`;
+    if (!taken.has(name) && !new RegExp(`\\b${name}\\b`).test(text)) {
       taken.add(name);
       return name;
     }
   }
 }
 
-/** One statement body, passing or failing: the two differ only in a value. */
-function body(random: Random, mustFail: boolean): string[] {
-  const a = randomInt(random, 2, 60);
-  const b = randomInt(random, 61, 99);
-  const c = randomInt(random, 0, a - 1);
-  const w1 = pick(random, WORDS);
-  const w2 = pick(
-    random,
-    WORDS.filter((word) => word !== w1),
+/** The calls of `names` (or of their attributes) in `lines`, each whole on its line. */
+function callsOf(lines: readonly string[], names: readonly string[]): string[] {
+  const calls: string[] = [];
+  for (const line of lines) {
+    for (const match of line.matchAll(/\b([A-Za-z_]\w*)(\.\w+)*\(/g)) {
+      if (!names.includes(match[1] ?? "") || (match.index > 0 && line[match.index - 1] === "."))
+        continue;
+      const call = balanced(line, match.index);
+      if (call !== null && call.length <= 100) calls.push(call);
+    }
+  }
+  return calls;
+}
+
+/** The expression from `from` to its closing bracket on the same line, or null. */
+function balanced(line: string, from: number): string | null {
+  let depth = 0;
+  for (let at = from; at < line.length; at++) {
+    const char = line[at] as string;
+    if (char === "'" || char === '"') {
+      const close = line.indexOf(char, at + 1);
+      if (
+        close === -1 ||
+        line.slice(at, close).includes("\\") ||
+        line.startsWith(char.repeat(3), at)
+      )
+        return null;
+      at = close;
+    } else if ("([{".includes(char)) depth++;
+    else if (")]}".includes(char)) {
+      depth--;
+      if (depth === 0) return line.slice(from, at + 1);
+    } else if (char === "#") return null;
+  }
+  return null;
+}
+
+/** Expressions of the project a canary's last assertion can be about, the calls first. */
+function projectExpressions(module: ModelModule, body: readonly string[]): string[] {
+  const calls = callsOf(body, module.projectNames);
+  if (calls.length > 0) return calls;
+  const used = module.projectNames.filter((name) =>
+    body.some((line) => new RegExp(`\\b${name}\\b`).test(line)),
   );
-  const templates: (() => string[])[] = [
-    () => [
-      `items = [${String(b)}, ${String(a)}, ${String(c)}]`,
-      `assert sorted(items) == [${mustFail ? [a, c, b].join(", ") : [c, a, b].join(", ")}]`,
-    ],
-    () => [
-      `parts = ["${w1}", "${w2}"]`,
-      `assert "-".join(parts) == "${w1}${mustFail ? "_" : "-"}${w2}"`,
-    ],
-    () => [
-      `mapping = {"${w1}": ${String(a)}}`,
-      mustFail
-        ? `assert mapping["${w2}"] == ${String(a)}`
-        : `assert mapping.get("${w1}") == ${String(a)}`,
-    ],
-    () => [
-      `values = [${String(a)}, ${String(b)}]`,
-      `assert sum(values) == ${String(a + b + (mustFail ? 1 : 0))}`,
-    ],
-    () => [
-      `text = "${w1} ${w2}"`,
-      mustFail ? `assert int(text.split()[0]) == ${String(a)}` : `assert len(text.split()) == 2`,
-    ],
+  if (used.length > 0) return used;
+  const assigned = body.flatMap((line) => /^\s+([a-z_]\w*)\s*=[^=]/.exec(line)?.[1] ?? []);
+  return [...module.projectNames, ...assigned];
+}
+
+/** An assertion that cannot hold, about `value`; `local` is a name the body does not use. */
+function impossible(
+  random: Random,
+  value: string,
+  local: string,
+  unittest: boolean,
+  linesMost: number,
+): string[] {
+  const shapes: (() => string[])[] = unittest
+    ? [
+        () => [`self.assertFalse([${value}])`],
+        () => [`self.assertEqual([${value}], [])`],
+        () => [`self.assertIn(${value}, ())`],
+        () => [`${local} = ${value}`, `self.assertIsNot(${local}, ${local})`],
+      ]
+    : [
+        () => [`assert not [${value}]`],
+        () => [`assert [${value}] == []`],
+        () => [`assert ${value} in ()`],
+        () => [`assert (${value},) == ()`],
+        () => [`${local} = ${value}`, `assert ${local} is not ${local}`],
+      ];
+  const fitting = shapes.map((shape) => shape()).filter((lines) => lines.length <= linesMost);
+  return pick(random, fitting.length > 0 ? fitting : shapes.map((shape) => shape()));
+}
+
+/** An assertion that holds whenever `value` can be made. */
+function certain(random: Random, value: string, unittest: boolean): string[] {
+  const shapes = unittest
+    ? [`self.assertTrue([${value}])`, `self.assertNotIn(${value}, ())`]
+    : [`assert [${value}]`, `assert ${value} not in ()`, `assert (${value},) != ()`];
+  return [pick(random, shapes)];
+}
+
+/** The sentinel's exit handler, registered when the canary runs (for runners without the guard). */
+function sentinelLines(sentinel: string): string[] {
+  // No free variable in the handler: Python 2 refuses one beside an unqualified exec.
+  return [
+    "def _done():",
+    "    import sys",
+    '    stream = getattr(sys, "__stdout__", None) or sys.stdout',
+    `    stream.write("\\n${sentinel}\\n")`,
+    "    stream.flush()",
+    '__import__("atexit").register(_done)',
   ];
-  return pick(random, templates)();
 }
 
 /**
- * How canaries are written: module-level functions (pytest, SymPy's bin/test) or, for unittest
- * runners (Django's runtests.py), each in a TestCase class of its own.
+ * One canary made from `model`, or null when the model offers no safe place for its end. A
+ * must-fail one is the model with one body statement (one with nothing before it that returns)
+ * replaced by an assertion that cannot hold, so it is the model's size; a must-pass one is the
+ * model's body up to a cut, sometimes with an assertion that holds.
  */
-export type CanaryStyle = "functions" | "unittest";
-
-/** The lines of one canary: a function, or a TestCase class holding it as its one method. */
-export function canaryLines(
+function canaryFrom(
   random: Random,
+  module: ModelModule,
+  model: ModelTest,
   canary: CanaryFunction,
   sentinel: string,
-  style: CanaryStyle = "functions",
-): string[] {
-  const inner: string[] = [];
-  if (canary.carriesSentinel) {
-    // Registered while the tests run, so it runs before any exit handler registered earlier
-    // (at import, by the change's code): whatever those print comes after the sentinel.
-    inner.push(
-      "import atexit",
-      "import sys",
-      "",
-      "def _done():",
-      '    stream = getattr(sys, "__stdout__", None) or sys.stdout',
-      `    stream.write("\\n${sentinel}\\n")`,
-      "    stream.flush()",
-      "",
-      "atexit.register(_done)",
-    );
+): string[] | null {
+  const { lines } = module;
+  const returnsBefore = (line: number): boolean =>
+    lines.slice(model.def + 1, line).some((text) => /\breturn\b/.test(text));
+  const head = lines.slice(model.start, model.def + 1);
+  const defLine = head.at(-1) as string;
+  head[head.length - 1] = defLine.replace(/\bdef\s+\w+/, `def ${canary.name}`);
+  const indent = model.bodyIndent;
+  const whole = lines.slice(model.def + 1, model.end);
+  const unittest = whole.some((line) => /\bself\.assert/.test(line));
+  const opening = (canary.carriesSentinel ? sentinelLines(sentinel) : []).map(
+    (line) => `${indent}${line}`,
+  );
+  if (canary.mustFail) {
+    const places = model.replaceable.filter(([from]) => !returnsBefore(from));
+    if (places.length === 0) return null;
+    // A one-line statement replaced by a one-line assertion keeps the model's size.
+    const oneLine = places.filter(([from, to]) => to - from === 1);
+    const [from, to] = pick(random, oneLine.length > 0 ? oneLine : places);
+    const expressions = projectExpressions(module, whole);
+    if (expressions.length === 0 && model.container === null) return null;
+    const value = expressions.length > 0 ? pick(random, expressions) : "self";
+    const text = lines.slice(model.start, model.end).join("\n");
+    const local = module.vocabulary.find((word) => !new RegExp(`\\b${word}\\b`).test(text)) ?? "_v";
+    return [
+      ...head,
+      ...opening,
+      ...lines.slice(model.def + 1, from),
+      ...impossible(random, value, local, unittest, to - from).map((line) => `${indent}${line}`),
+      ...lines.slice(to, model.end),
+    ];
   }
-  inner.push(...body(random, canary.mustFail));
-  const indent = (lines: readonly string[], by: string): string[] =>
-    lines.map((line) => (line === "" ? "" : `${by}${line}`));
-  if (style === "functions") return [`def ${canary.name}():`, ...indent(inner, "    ")];
-  // No import at the module's top: the class names unittest itself.
-  return [
-    `class ${className(canary.name)}(__import__("unittest").TestCase):`,
-    `    def ${canary.name}(self):`,
-    ...indent(inner, "        "),
-  ];
-}
-
-/** `test_parse_default_value` -> `TestParseDefaultValue`. */
-export function className(name: string): string {
-  return name
-    .split("_")
-    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
-    .join("");
+  const cut = pick(random, model.cuts);
+  const body = lines.slice(model.def + 1, cut);
+  const tail: string[] = [];
+  // Only names the module imports: a call copied from the body may be one that must raise.
+  const names = module.projectNames.filter((name) =>
+    body.some((line) => new RegExp(`\\b${name}\\b`).test(line)),
+  );
+  if (names.length > 0 && random() < 0.5)
+    tail.push(...certain(random, pick(random, names), unittest));
+  return [...head, ...opening, ...body, ...tail.map((line) => `${indent}${line}`)];
 }
 
 /**
- * The places of `insertCanaries` up to the module's last test function (`def test_...`, or the
- * decorators above it), or null when it has none. SymPy's bin/test runs a module's functions in
- * the order of their lines and writes its `[OK]`/`[FAIL]` mark on the last one's line, which
- * SWE-bench's parser then cannot read: a canary after the module's last test would take that
- * place, hiding the canary and showing the test.
- */
-function placesUpToLastTest(lines: readonly string[], places: readonly number[]): number[] | null {
-  const isTest = (place: number): boolean => {
-    for (let index = place; index < lines.length; index++) {
-      const line = lines[index] ?? "";
-      if (/^(async\s+)?def\s/.test(line)) return /^(async\s+)?def\s+test_/.test(line);
-      if (/^class\s/.test(line)) return false;
-    }
-    return false;
-  };
-  const last = places.filter(isTest).at(-1);
-  return last === undefined ? null : places.filter((place) => place <= last);
-}
-
-/**
- * `source` with each canary put before a randomly chosen top-level definition (or at the end),
- * two blank lines around it as PEP 8 spaces functions. Returns the new text and the canaries.
- * With `beforeLastTest` (SymPy's bin/test) every canary goes before the module's last test
- * function, which stays the last test run.
+ * `source` with canaries made from its tests (a must-fail one from a test named in `prefer`, the
+ * hidden tests that must start passing, where the module has one), each put before one of the tests of its model's
+ * class (or of the module) at or after the model, or after the last of them; for SymPy's
+ * bin/test never after the module's last test function, which bin/test marks on the line
+ * SWE-bench's parser cannot read. A request the module has no test for is left out: the result
+ * names the canaries written. Names are free in `source` and in `others` (the grade's other test
+ * modules), so no test id of the run is taken for a canary's.
  */
 export function insertCanaries(
   source: string,
   requests: readonly CanaryRequest[],
   random: Random,
   sentinel: string,
-  style: CanaryStyle = "functions",
-  options: { readonly beforeLastTest?: boolean } = {},
+  style: CanaryStyle = "pytest",
+  others = "",
+  prefer: readonly string[] = [],
 ): { text: string; canaries: CanaryFunction[] } {
   const newline = source.includes("\r\n") ? "\r\n" : "\n";
   const lines = source.split(newline);
   if (lines.at(-1) === "") lines.pop();
-  const definitions = findInsertionLines(source).filter((line) => line < lines.length);
-  const places = (options.beforeLastTest === true
-    ? placesUpToLastTest(lines, definitions)
-    : null) ?? [...definitions, lines.length];
+  const module = readModelModule(lines);
+  const candidates = models(module, style);
   const taken = new Set<string>();
   const byPlace = new Map<number, string[]>();
   const canaries: CanaryFunction[] = [];
+  if (candidates.length === 0) return { text: source, canaries };
   for (const request of requests) {
-    const canary = { ...request, name: canaryName(random, source, taken) };
-    canaries.push(canary);
-    const place = pick(random, places);
-    const text = canaryLines(random, canary, sentinel, style);
-    byPlace.set(place, [...(byPlace.get(place) ?? []), ...text, "", ""]);
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const preferred = candidates.filter((test) => prefer.includes(test.name));
+      const model = pick(
+        random,
+        request.mustFail && preferred.length > 0 && attempt < 4 ? preferred : candidates,
+      );
+      const canary = { ...request, name: canaryName(random, module, model, taken, others) };
+      const text = canaryFrom(random, module, model, canary, sentinel);
+      if (text === null) continue;
+      const siblings = module.tests.filter(
+        (test) => test.container === model.container && test.start >= model.start,
+      );
+      const befores = siblings.map((test) => test.start);
+      const last = siblings.at(-1) as ModelTest;
+      const places = style === "sympy" ? befores : [...befores, -last.end];
+      const place = pick(random, places);
+      const gap = model.container === null ? ["", ""] : [""];
+      const block = place < 0 ? [...gap, ...text] : [...text, ...gap];
+      byPlace.set(place, [...(byPlace.get(place) ?? []), ...block]);
+      canaries.push(canary);
+      break;
+    }
   }
   const out: string[] = [];
   for (let index = 0; index < lines.length; index++) {
-    out.push(...(byPlace.get(index) ?? []), lines[index] as string);
+    out.push(...(byPlace.get(index) ?? []));
+    if (index > 0) out.push(...(byPlace.get(-index) ?? []));
+    out.push(lines[index] as string);
   }
-  const atEnd = byPlace.get(lines.length);
-  if (atEnd !== undefined) out.push("", "", ...atEnd.slice(0, -2));
+  out.push(...(byPlace.get(-lines.length) ?? []));
   return { text: `${out.join(newline)}${newline}`, canaries };
 }

@@ -137,7 +137,7 @@ export async function executeGrade(
     }
 
     const canaries = await timer.timed("canaries", () => plantCanaries(plan.canaries, places.repo));
-    const testRun = await runHiddenTests(plan, open, timer, signal);
+    const testRun = await runHiddenTests(plan, open, timer, signal, canaries?.guard ?? null);
     const read = await readGradingLog(places.logFile);
     if ("tooLong" in read)
       return unresolved({

@@ -144,6 +144,7 @@ export function countCanaries(planted: PlantedCanaries): GradeCanaries {
       carriesSentinel,
     })),
     sentinel: planted.sentinel,
+    guard: planted.guard,
   };
 }
 
@@ -195,7 +196,11 @@ export function rejudgeGrade(
     canaries:
       canaries?.planted === undefined || canaries.sentinel === undefined
         ? null
-        : { canaries: canaries.planted, sentinel: canaries.sentinel },
+        : {
+            canaries: canaries.planted,
+            sentinel: canaries.sentinel,
+            guard: canaries.guard ?? null,
+          },
   });
   return {
     grade: {

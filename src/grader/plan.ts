@@ -161,6 +161,7 @@ export function planGrade(
       selectTestDirectives(oracle.testPatch, "files"),
       options.canaries !== false,
       [...oracle.failToPass, ...oracle.passToPass],
+      oracle.failToPass,
     ),
     services: spec.services ?? [],
     failToPass: oracle.failToPass,

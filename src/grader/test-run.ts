@@ -6,6 +6,7 @@ import { removeInside } from "./grade-sandbox.js";
 import type { OpenGrade } from "./open-grade.js";
 import { TEST_OUTPUT_END, TEST_OUTPUT_START } from "./parse-log.js";
 import type { GradingPlan } from "./plan.js";
+import { runnerGuardEnv, writeRunnerGuard } from "./runner-guard.js";
 import { startServices, withServices } from "./services.js";
 
 /** Puts the plan's test files back to the base commit: modified files checked out, new ones removed. */
@@ -43,13 +44,15 @@ export async function applyTestPatch(
  * Runs the plan's test command in the grade's sandbox, with its services on loopback, between
  * upstream's output markers; the log ends with upstream's exit code line. Pre-test lines run
  * first in the same shell, before the start marker as upstream's eval script has them: that
- * shell then prints the marker itself, after them.
+ * shell then prints the marker itself, after them. With a `guard` token, pytest loads lab's
+ * runner guard (`runner-guard.ts`).
  */
 export async function runHiddenTests(
   plan: GradingPlan,
   open: OpenGrade,
   timer: PhaseTimer,
   signal: AbortSignal | undefined,
+  guard: string | null = null,
 ): Promise<SandboxExecResult> {
   const { logFile, repo, scratchDir } = plan.places;
   const log = (text: string): Promise<void> => appendFile(logFile, `${text}\n`);
@@ -58,9 +61,21 @@ export async function runHiddenTests(
   const services = await timer.timed("services", () =>
     startServices(plan.services, { environment: plan.machine, logDir: scratchDir, signal }),
   );
+  const testEnv = withServices(open.gradeEnv.testEnv, services);
+  // lab's runner guard (pytest), read-only to the tests like the services' folders.
+  const guardDir =
+    guard === null ? null : await writeRunnerGuard(path.join(scratchDir, "lab-guard"));
+  const env = {
+    ...open.runEnv,
+    ...testEnv,
+    ...(guardDir === null || guard === null
+      ? {}
+      : runnerGuardEnv(guardDir, guard, { ...open.runEnv, ...testEnv })),
+  };
+  const shown = guardDir === null ? services.pythonPath : [...services.pythonPath, guardDir];
   const testRun = await timer
     .timed("tests", () =>
-      open.confinement.phase(services.pythonPath, (sandbox) =>
+      open.confinement.phase(shown, (sandbox) =>
         sandbox.exec(
           [
             "bash",
@@ -69,7 +84,7 @@ export async function runHiddenTests(
           ],
           {
             cwd: repo,
-            env: { ...open.runEnv, ...withServices(open.gradeEnv.testEnv, services) },
+            env,
             timeoutMs: plan.limits.testMs,
             logFile,
             signal,

@@ -37,7 +37,11 @@ function brokenGrade(taskId: string): Grade {
     testRun: { ...grade.testEnd, exitCode: grade.testExitCode, timedOut: grade.testsTimedOut },
     log,
     changeTampering: [],
-    canaries: { canaries: grade.canaries.planted, sentinel: grade.canaries.sentinel ?? "" },
+    canaries: {
+      canaries: grade.canaries.planted,
+      sentinel: grade.canaries.sentinel ?? "",
+      guard: grade.canaries.guard ?? null,
+    },
   });
   return { ...grade, ...verdict, reason: verdict.reason };
 }

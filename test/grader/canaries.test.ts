@@ -1,14 +1,11 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { TestStatus } from "../../src/core/index.js";
-import {
-  findInsertionLines,
-  insertCanaries,
-  seededRandom,
-} from "../../src/grader/canary-source.js";
+import { findModelTests, projectNamesOf } from "../../src/grader/canary-model.js";
+import { insertCanaries, seededRandom } from "../../src/grader/canary-source.js";
 import {
   checkCanaries,
   planCanaries,
@@ -16,6 +13,8 @@ import {
   type PlantedCanaries,
 } from "../../src/grader/canaries.js";
 import { parseTestLog } from "../../src/grader/parse-log.js";
+import { prepareEnvironment } from "../../src/environment/index.js";
+import { testEnvironment } from "../helpers/lab.js";
 import { tempDir } from "../helpers/temp.js";
 
 const MODULE = `"""Tests.
@@ -24,6 +23,8 @@ def test_in_docstring():
     pass
 """
 import pytest
+
+from mypkg import parse, render as show
 
 VALUES = [
 1, 2,
@@ -38,7 +39,8 @@ def helper(x):
     "x", [1, 2]
 )
 def test_parse_value(x):
-    assert helper(x) == x
+    value = parse(helper(x))
+    assert value == x
 
 
 class TestThing:
@@ -56,14 +58,18 @@ def test_after_continuation():
 `;
 
 describe("where canaries go", () => {
-  it("finds the top-level definitions, never a string's, a bracket's or a decorator's line", () => {
+  it("finds the module's tests and their decorators, never a string's, and the project's names", () => {
     const lines = MODULE.split("\n");
-    expect(findInsertionLines(MODULE).map((index) => lines[index])).toEqual([
-      "def helper(x):",
-      "@pytest.mark.parametrize(",
-      "class TestThing:",
-      "def test_after_continuation():",
+    const tests = findModelTests(lines);
+    expect(tests.map((test) => [test.name, lines[test.start], test.container === null])).toEqual([
+      ["test_parse_value", "@pytest.mark.parametrize(", true],
+      ["test_method", "    def test_method(self):", false],
+      ["test_after_continuation", "def test_after_continuation():", true],
     ]);
+    // A body can end after its first statement or at its end, never inside a statement.
+    const parseValue = tests[0]!;
+    expect(parseValue.cuts.map((cut) => lines[cut])).toEqual(["    assert value == x", ""]);
+    expect(projectNamesOf(lines)).toEqual(["parse", "show"]);
   });
 
   it("only plans canaries for runners it knows, whose run no failure can stop", () => {
@@ -106,27 +112,217 @@ function interpreters(): string[] {
 }
 
 describe("planted canaries", () => {
-  it("leave a module that Python 3 and 2.7 compile, with every definition of the module kept", () => {
+  const requests = [
+    { mustFail: false, carriesSentinel: false },
+    { mustFail: true, carriesSentinel: false },
+    { mustFail: true, carriesSentinel: false },
+  ];
+
+  it("are copies of the module's tests, among them, that Python 3 and 2.7 compile, with every definition kept", () => {
+    const shapes = new Set<string>();
     for (let seed = 1; seed <= 20; seed++) {
-      const { text, canaries } = insertCanaries(
-        MODULE,
-        [
-          { mustFail: false, carriesSentinel: true },
-          { mustFail: true, carriesSentinel: false },
-          { mustFail: true, carriesSentinel: false },
-        ],
-        seededRandom(seed),
-        "lab-canaries-done 0",
-      );
-      expect(canaries).toHaveLength(3);
-      for (const canary of canaries) expect(text).toContain(`def ${canary.name}():`);
+      const { text, canaries } = insertCanaries(MODULE, requests, seededRandom(seed), "s");
+      expect(canaries.length).toBeGreaterThan(0);
+      for (const canary of canaries) {
+        expect(text).toMatch(new RegExp(`def ${canary.name}\\((self|x)?\\):`));
+        // Named from the module's own words, never from a fixed list.
+        for (const word of canary.name.replace(/^test_?/, "").split("_"))
+          expect(MODULE.toLowerCase(), canary.name).toContain(word);
+      }
       expect(text.replace(/\n{3,}/g, "\n\n")).toContain(
         '@pytest.mark.parametrize(\n    "x", [1, 2]\n)\ndef test_parse_value(x):',
       );
-      const dir = tempDir();
-      const file = path.join(dir, "test_mod.py");
+      for (const line of MODULE.split("\n")) expect(text.split("\n")).toContain(line);
+      shapes.add(String(findModelTests(text.split("\n")).length));
+      const file = path.join(tempDir(), "test_mod.py");
       writeFileSync(file, text);
       for (const python of interpreters())
+        execFileSync(python, ["-c", `compile(open(${JSON.stringify(file)}).read(), "m", "exec")`]);
+    }
+    // Methods of a test class take their canaries in the class.
+    const inClass = Array.from(
+      { length: 20 },
+      (_, seed) => insertCanaries(MODULE, requests, seededRandom(seed), "s").text,
+    ).some(
+      (text) =>
+        /class TestThing:\n(.*\n)*? {4}def test_\w+\(self\):(.*\n)*? {4}def test_method/.test(
+          text,
+        ) || /def test_method\(self\):(.*\n)*?\n {4}def test_\w+\(self\):/.test(text),
+    );
+    expect(inClass).toBe(true);
+  });
+
+  it("run as they must under pytest: copies pass, must-fail ones fail through the project's code, whatever it does", async () => {
+    const prepared = await prepareEnvironment(
+      {
+        python: "3.11",
+        pins: ["pytest==8.3.4", "pluggy==1.5.0", "iniconfig==2.0.0", "packaging==24.2"],
+        preInstall: [],
+        install: "true",
+        testCommand: "pytest -rA",
+        env: {},
+        logParser: "pytest",
+      },
+      testEnvironment(),
+    );
+    for (const [label, code] of [
+      [
+        "right",
+        "def parse(text):\n    return int(text)\n\n\ndef render(value):\n    return str(value)\n",
+      ],
+      [
+        "broken",
+        "def parse(text):\n    raise ValueError(text)\n\n\ndef render(value):\n    return None\n",
+      ],
+    ] as const) {
+      for (let seed = 1; seed <= 4; seed++) {
+        const repo = tempDir();
+        mkdirSync(path.join(repo, "tests"));
+        mkdirSync(path.join(repo, "mypkg"));
+        writeFileSync(path.join(repo, "mypkg", "__init__.py"), code);
+        writeFileSync(
+          path.join(repo, "tests", "test_mod.py"),
+          [
+            "import pytest",
+            "",
+            "from mypkg import parse, render",
+            "",
+            "",
+            '@pytest.mark.parametrize("text", ["1", "22"])',
+            "def test_parse(text):",
+            "    value = parse(text)",
+            "    assert render(value) == text",
+            "",
+            "",
+            "class TestRender:",
+            "    def test_render(self):",
+            '        assert render(3) == "3"',
+            "",
+            "    def test_round_trip(self):",
+            '        text = render(parse("7"))',
+            '        assert text == "7"',
+            "",
+          ].join("\n"),
+        );
+        const planted = await plantCanaries(
+          { style: "pytest", files: ["tests/test_mod.py"] },
+          repo,
+          seededRandom(seed),
+        );
+        const run = spawnSync(
+          prepared.python.path,
+          ["-m", "pytest", "-rA", "-p", "no:cacheprovider"],
+          {
+            cwd: repo,
+            env: {
+              PATH: "/usr/bin:/bin",
+              PYTHONPATH: `${repo}${path.delimiter}${prepared.sitePackages}`,
+            },
+            encoding: "utf8",
+          },
+        );
+        const log = `>>>>> Start Test Output\n${run.stdout}\n>>>>> End Test Output\n`;
+        const parse = (text: string): Record<string, TestStatus> => parseTestLog(text, "pytest");
+        const all = parse(log);
+        for (const canary of planted!.canaries.filter((one) => one.mustFail)) {
+          const ids = Object.keys(all).filter((id) =>
+            new RegExp(`::${canary.name}($|\\[)`).test(id),
+          );
+          expect(ids.length, `${label} ${String(seed)}: ${run.stdout}`).toBeGreaterThan(0);
+          for (const id of ids) expect(all[id], id).toBe("FAILED");
+        }
+        const verdict = checkCanaries(planted!, log, parse, {
+          exitCode: run.status,
+          timedOut: false,
+          limitExceeded: null,
+        });
+        expect(verdict.findings, run.stdout).toEqual([]);
+        if (label === "right") {
+          expect(
+            Object.values(verdict.statuses).every((status) => status === "PASSED"),
+            run.stdout,
+          ).toBe(true);
+          expect(Object.keys(verdict.statuses)).toHaveLength(4);
+        }
+      }
+    }
+  }, 300_000);
+
+  it("make must-fail ones from the hidden tests that must start passing, the model's size kept", () => {
+    const module = [
+      "from mypkg import parse",
+      "",
+      "",
+      "def test_old():",
+      '    assert parse("1") == 1',
+      "",
+      "",
+      "def test_new_behaviour():",
+      '    text = "2"',
+      "    value = parse(text)",
+      "    assert value == 2",
+      "",
+    ].join("\n");
+    const plan = planCanaries(
+      { testCommand: "pytest -rA", logParser: "pytest" },
+      ["tests/test_m.py"],
+      true,
+      [],
+      ["tests/test_m.py::test_new_behaviour"],
+    );
+    expect(plan).toEqual({
+      style: "pytest",
+      files: ["tests/test_m.py"],
+      prefer: ["test_new_behaviour"],
+    });
+    for (let seed = 1; seed <= 10; seed++) {
+      const { text, canaries } = insertCanaries(
+        module,
+        [{ mustFail: true, carriesSentinel: false }],
+        seededRandom(seed),
+        "s",
+        "pytest",
+        "",
+        ["test_new_behaviour"],
+      );
+      const name = canaries[0]!.name;
+      const copy = text
+        .slice(text.indexOf(`def ${name}(`))
+        .split("\n\n\n")[0]!
+        .split("\n")
+        .filter(Boolean);
+      expect(copy, text).toHaveLength(4);
+      expect(copy.filter((line) => module.includes(line))).toHaveLength(2);
+    }
+  });
+
+  it("leave alone a module without a test to copy, and copy Python 2 and unittest ones as they are", () => {
+    const none = "import os\n\nVALUE = 1\n\n\ndef helper():\n    return VALUE\n";
+    expect(insertCanaries(none, requests, seededRandom(1), "s")).toEqual({
+      text: none,
+      canaries: [],
+    });
+    const two = [
+      "import unittest",
+      "from mypkg import thing",
+      "",
+      "",
+      "class ThingTests(unittest.TestCase):",
+      "    def test_print(self):",
+      "        print thing(1)",
+      "        self.assertEqual(thing(1), 1)",
+      "",
+      "    def testOther(self):",
+      "        self.assertTrue(thing)",
+      "",
+    ].join("\n");
+    for (let seed = 1; seed <= 10; seed++) {
+      const { text, canaries } = insertCanaries(two, requests, seededRandom(seed), "s", "unittest");
+      expect(canaries.length).toBeGreaterThan(0);
+      expect(text).not.toMatch(/^def /m);
+      const file = path.join(tempDir(), "test_two.py");
+      writeFileSync(file, text);
+      for (const python of interpreters().slice(1))
         execFileSync(python, ["-c", `compile(open(${JSON.stringify(file)}).read(), "m", "exec")`]);
     }
   });
@@ -135,11 +331,17 @@ describe("planted canaries", () => {
     // bin/test runs a module's functions in line order and puts its [OK]/[FAIL] mark on the last
     // one's line, which SWE-bench's parser cannot read: that place must stay the module's own.
     const sympyModule = [
+      "from sympy import Symbol",
       "from sympy.testing.pytest import XFAIL",
       "",
       "",
       "def test_first():",
-      "    pass",
+      '    x = Symbol("x")',
+      "    assert x.is_Symbol",
+      "",
+      "",
+      "def test_second():",
+      '    assert Symbol("y").name == "y"',
       "",
       "",
       "@XFAIL",
@@ -151,46 +353,38 @@ describe("planted canaries", () => {
       "    return 1",
       "",
     ].join("\n");
-    const requests = [
-      { mustFail: false, carriesSentinel: true },
-      { mustFail: false, carriesSentinel: false },
-      { mustFail: true, carriesSentinel: false },
-      { mustFail: true, carriesSentinel: false },
-    ];
+    const all = [{ mustFail: false, carriesSentinel: true }, ...requests];
     const lastDefinition = (text: string) =>
-      Math.max(...[...text.matchAll(/^def (test_\w+)\(/gm)].map((match) => match.index));
-    let anywhereAfter = 0;
+      Math.max(...[...text.matchAll(/^(@XFAIL\n)?def (test_\w+)\(/gm)].map((match) => match.index));
     for (let seed = 1; seed <= 30; seed++) {
-      const sympy = insertCanaries(sympyModule, requests, seededRandom(seed), "s", "functions", {
-        beforeLastTest: true,
-      });
-      expect(sympy.text.slice(lastDefinition(sympy.text))).toMatch(/^def test_last\(/);
-      expect(sympy.text).toContain("@XFAIL\ndef test_last():");
-      const anywhere = insertCanaries(sympyModule, requests, seededRandom(seed), "s");
-      if (!anywhere.text.slice(lastDefinition(anywhere.text)).startsWith("def test_last(")) {
-        anywhereAfter++;
-      }
+      const sympy = insertCanaries(sympyModule, all, seededRandom(seed), "s", "sympy");
+      expect(sympy.text.slice(lastDefinition(sympy.text))).toMatch(/^@XFAIL\ndef test_last\(/);
+      // Never a copy of an expected failure, nor a decorated one.
+      expect(sympy.text.match(/@XFAIL/g)).toHaveLength(1);
+      expect(sympy.canaries.filter((canary) => canary.carriesSentinel).length).toBeLessThanOrEqual(
+        1,
+      );
     }
-    // Without the rule (pytest), canaries also land after the last test and at the end.
-    expect(anywhereAfter).toBeGreaterThan(0);
   });
 
   it("keeps a module's CRLF line endings", () => {
-    const crlf = "def test_a():\r\n    pass\r\n";
-    const { text } = insertCanaries(
+    const crlf = "from p import f\r\n\r\n\r\ndef test_a():\r\n    assert f()\r\n";
+    const { text, canaries } = insertCanaries(
       crlf,
       [{ mustFail: true, carriesSentinel: false }],
       seededRandom(3),
       "s",
     );
+    expect(canaries).toHaveLength(1);
     expect(text.replace(/\r\n/g, "")).not.toContain("\n");
   });
 
   it("writes into the plan's modules in the checkout, and skips one reached through a symlink", async () => {
     const repo = tempDir();
     execFileSync("mkdir", ["-p", path.join(repo, "tests"), path.join(repo, "elsewhere")]);
-    writeFileSync(path.join(repo, "tests", "test_a.py"), "def test_a():\n    pass\n");
-    writeFileSync(path.join(repo, "elsewhere", "test_b.py"), "def test_b():\n    pass\n");
+    const module = (name: string) => `from p import f\n\n\ndef ${name}():\n    assert f()\n`;
+    writeFileSync(path.join(repo, "tests", "test_a.py"), module("test_a"));
+    writeFileSync(path.join(repo, "elsewhere", "test_b.py"), module("test_b"));
     execFileSync("ln", ["-s", path.join(repo, "elsewhere"), path.join(repo, "linked")]);
     const planted = await plantCanaries(
       { style: "pytest", files: ["tests/test_a.py", "linked/test_b.py", "tests/test_gone.py"] },
@@ -200,10 +394,10 @@ describe("planted canaries", () => {
     expect(new Set(planted?.canaries.map((canary) => canary.file))).toEqual(
       new Set(["tests/test_a.py"]),
     );
-    expect(readFileSync(path.join(repo, "elsewhere", "test_b.py"), "utf8")).toBe(
-      "def test_b():\n    pass\n",
-    );
-    expect(planted?.canaries.filter((canary) => canary.carriesSentinel)).toHaveLength(1);
+    expect(readFileSync(path.join(repo, "elsewhere", "test_b.py"), "utf8")).toBe(module("test_b"));
+    // Under pytest lab's runner guard prints the sentinel: no canary carries it.
+    expect(planted?.canaries.filter((canary) => canary.carriesSentinel)).toHaveLength(0);
+    expect(planted?.sentinel).toBe(`lab-canaries-done ${String(planted?.guard)}`);
   });
 });
 
@@ -244,6 +438,7 @@ describe("canaries for other runners", () => {
   it("reads SymPy's verbose lines and failure headers", () => {
     const planted: PlantedCanaries = {
       sentinel: "lab-canaries-done s",
+      guard: null,
       canaries: [
         {
           file: "sympy/core/tests/test_a.py",
@@ -289,6 +484,7 @@ describe("canaries for other runners", () => {
 describe("the canaries' verdict on a log", () => {
   const planted: PlantedCanaries = {
     sentinel: "lab-canaries-done abc",
+    guard: null,
     canaries: [
       { file: "t/test_a.py", name: "test_keep_value", mustFail: false, carriesSentinel: true },
       { file: "t/test_a.py", name: "test_sort_items", mustFail: true, carriesSentinel: false },
@@ -397,5 +593,46 @@ describe("the canaries' verdict on a log", () => {
     expect(checkCanaries(planted, cut, parse, ended).findings).toEqual([
       "canaries: the test process ended without running its exit handlers, so what it printed last is not known to be its own (test_keep_value)",
     ]);
+  });
+
+  it("reads a parametrized canary's instances, only in its own module", () => {
+    const log = honest
+      .replace("PASSED t/test_b.py::test_join_text", "PASSED t/test_b.py::test_join_text[a-1]")
+      .replace(
+        "FAILED t/test_b.py::test_merge_keys - KeyError: 'x'",
+        "FAILED t/test_b.py::test_merge_keys[a] - KeyError\nPASSED t/test_b.py::test_merge_keys[b]\nPASSED t/test_c.py::test_merge_keys",
+      );
+    expect(checkCanaries(planted, log, parse, ended)).toEqual({
+      findings: ["canaries: a test that must fail was reported as passing (test_merge_keys)"],
+      statuses: { "t/test_a.py::test_real": "PASSED", "t/test_c.py::test_merge_keys": "PASSED" },
+    });
+  });
+
+  it("with lab's runner guard: flags what it found changed, and its sentinel missing once it loaded", () => {
+    const guarded: PlantedCanaries = {
+      ...planted,
+      guard: "abc",
+      canaries: planted.canaries.map((canary) => ({ ...canary, carriesSentinel: false })),
+    };
+    const loaded = honest.replace(
+      ">>>>> Start Test Output",
+      ">>>>> Start Test Output\nlab-runner-guard abc",
+    );
+    expect(checkCanaries(guarded, loaded, parse, ended).findings).toEqual([]);
+    const changed = loaded.replace(
+      "\nlab-canaries-done abc",
+      "\nlab-runner-changed abc: _pytest.runner.call_and_report was replaced\nlab-canaries-done abc",
+    );
+    expect(checkCanaries(guarded, changed, parse, ended).findings).toEqual([
+      "runner: the test runner was changed at run time: _pytest.runner.call_and_report was replaced",
+    ]);
+    const cut = loaded.replace("\nlab-canaries-done abc", "");
+    expect(checkCanaries(guarded, cut, parse, ended).findings).toEqual([
+      "canaries: the test process ended without running its exit handlers, so what it printed last is not known to be its own (lab's runner guard)",
+    ]);
+    // A runner that never loaded the guard (an environment that drops PYTEST_ADDOPTS) is no finding.
+    expect(
+      checkCanaries(guarded, honest.replace("\nlab-canaries-done abc", ""), parse, ended).findings,
+    ).toEqual([]);
   });
 });

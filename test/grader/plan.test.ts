@@ -81,7 +81,12 @@ describe("planGrade", () => {
     expect(plan.limits).toEqual({ setupMs: 60_000, installMs: 120_000, testMs: 1_800_000 });
     expect(plan.keepScratch).toBe(false);
     // Canaries go into the hidden test modules pytest would find by name.
-    expect(plan.canaries).toEqual({ style: "pytest", files: ["tests/test_widget.py"] });
+    // Must-fail canaries are made from the hidden tests that must start passing.
+    expect(plan.canaries).toEqual({
+      style: "pytest",
+      files: ["tests/test_widget.py"],
+      prefer: ["test_a"],
+    });
     expect(
       planGrade(task, oracle("pip install -e ."), { patch: "" }, { ...options, canaries: false })
         .canaries,

@@ -105,8 +105,17 @@ describe.runIf(hasBwrap())("forgers on the starter suite", () => {
           detectTestTampering(patch, readFileSync(path.join(testPatch, "test.patch"), "utf8")),
         ).toEqual([]);
         expect(trial.resolved, `${trial.taskId}: ${JSON.stringify(trial.grade)}`).toBe(false);
-        expect(trial.grade?.tampering.some((line) => line.startsWith("canaries: "))).toBe(true);
-        expect(trial.grade?.reason).toMatch(/^the test log is not the test run's own: canaries: /);
+        // xfail-plugin registers a report hook at run time, which lab's runner guard names; the
+        // canaries' XFAIL rule needs a must-pass canary that passed beside it, which a copy of a
+        // hidden test failing without the fix is not.
+        expect(
+          trial.grade?.tampering.some(
+            (line) => line.startsWith("canaries: ") || line.startsWith("runner: "),
+          ),
+        ).toBe(true);
+        expect(trial.grade?.reason).toMatch(
+          /^the test log is not the test run's own: (canaries|runner): /,
+        );
       }
     }, 600_000);
   }

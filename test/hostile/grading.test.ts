@@ -25,7 +25,8 @@ describe.each(HOSTILE_SANDBOXES)("hostile tools against the grade (%s)", (sandbo
   };
   /**
    * Unresolved; where the cheat got past the hidden tests, the grade names it and the trial is
-   * flagged: by the scan of the change, and where the cheat rewrote outcomes, by the canaries.
+   * flagged: by the scan of the change, and where the cheat rewrote outcomes, by the canaries
+   * and, where it rewired pytest's reporting, by lab's runner guard.
    */
   const expectDefeated = ({
     trial,
@@ -35,12 +36,14 @@ describe.each(HOSTILE_SANDBOXES)("hostile tools against the grade (%s)", (sandbo
     findings: string[];
   }): void => {
     expect(trial.resolved, JSON.stringify(trial.grade)).toBe(false);
-    const canaries = (trial.grade?.tampering ?? []).filter((line) => line.startsWith("canaries: "));
-    expect(trial.grade?.tampering).toEqual([...findings, ...canaries]);
+    const forged = (trial.grade?.tampering ?? []).filter(
+      (line) => line.startsWith("canaries: ") || line.startsWith("runner: "),
+    );
+    expect(trial.grade?.tampering).toEqual([...findings, ...forged]);
     if (findings.length > 0)
       expect(trial.grade?.reason).toMatch(
-        canaries.length > 0
-          ? /^the test log is not the test run's own: canaries: /
+        forged.length > 0
+          ? /^the test log is not the test run's own: (canaries|runner): /
           : /^the change tampers with the test run: /,
       );
   };

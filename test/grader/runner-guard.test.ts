@@ -1,0 +1,140 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import type { EnvironmentSpec } from "../../src/core/index.js";
+import { prepareEnvironment, type PreparedEnvironment } from "../../src/environment/index.js";
+import {
+  readRunnerGuard,
+  runnerGuardEnv,
+  writeRunnerGuard,
+  RUNNER_GUARD_MODULE,
+} from "../../src/grader/runner-guard.js";
+import { testEnvironment } from "../helpers/lab.js";
+import { tempDir } from "../helpers/temp.js";
+
+/** The oldest pytest lab grades (astropy's era) and the starter suite's. */
+const ERAS: readonly { python: string; pins: string[] }[] = [
+  {
+    python: "3.6",
+    pins: [
+      "pytest==3.3.1",
+      "pluggy==0.6.0",
+      "py==1.11.0",
+      "attrs==17.3.0",
+      "six==1.16.0",
+      "setuptools==38.2.4",
+    ],
+  },
+  {
+    python: "3.11",
+    pins: ["pytest==8.3.4", "pluggy==1.5.0", "iniconfig==2.0.0", "packaging==24.2"],
+  },
+];
+
+function spec(era: { python: string; pins: string[] }): EnvironmentSpec {
+  return {
+    ...era,
+    preInstall: [],
+    install: "true",
+    testCommand: "pytest -rA",
+    env: {},
+    logParser: "pytest",
+  };
+}
+
+/** What a package's __init__.py does to pytest, imported by the test module. */
+const REWIRINGS: Record<string, { code: string; named: RegExp }> = {
+  "call_and_report wrapped": {
+    code: [
+      "import _pytest.runner as _r",
+      "_orig = _r.call_and_report",
+      "def _wrapped(item, when, log=True, **kwargs):",
+      "    return _orig(item, when, log, **kwargs)",
+      "_r.call_and_report = _wrapped",
+    ].join("\n"),
+    named: /_pytest\.runner\.call_and_report was replaced/,
+  },
+  "a logreport hook registered at run time": {
+    code: [
+      "import gc",
+      "class _Quiet(object):",
+      "    @staticmethod",
+      "    def pytest_runtest_logreport(report):",
+      "        pass",
+      "for _c in gc.get_objects():",
+      "    if type(_c).__name__ == 'Config' and hasattr(_c, 'pluginmanager'):",
+      "        _c.pluginmanager.register(_Quiet, 'quiet')",
+      "        break",
+    ].join("\n"),
+    named: /a pytest_runtest_logreport hook was added at run time from pkg\/__init__\.py/,
+  },
+  "the terminal reporter's method replaced": {
+    code: [
+      "import _pytest.terminal as _t",
+      "_orig = _t.TerminalReporter.pytest_runtest_logreport",
+      "def _quiet(self, report):",
+      "    return _orig(self, report)",
+      "_t.TerminalReporter.pytest_runtest_logreport = _quiet",
+    ].join("\n"),
+    named: /TerminalReporter\.pytest_runtest_logreport was replaced/,
+  },
+};
+
+function project(init: string): string {
+  const dir = tempDir();
+  mkdirSync(path.join(dir, "pkg"));
+  writeFileSync(path.join(dir, "pkg", "__init__.py"), `${init}\n`);
+  writeFileSync(
+    path.join(dir, "test_it.py"),
+    "import pkg\n\n\ndef test_one():\n    assert pkg is not None\n\n\ndef test_two():\n    assert 1 + 1 == 2\n",
+  );
+  return dir;
+}
+
+function runPytest(prepared: PreparedEnvironment, dir: string, guard: string, token: string) {
+  const env = runnerGuardEnv(guard, token, {
+    PYTHONPATH: `${dir}${path.delimiter}${prepared.sitePackages}`,
+  });
+  const run = spawnSync(prepared.python.path, ["-m", "pytest", "-rA", "-p", "no:cacheprovider"], {
+    cwd: dir,
+    env: { PATH: "/usr/bin:/bin", ...env },
+    encoding: "utf8",
+  });
+  return { status: run.status, log: `${run.stdout}${run.stderr}` };
+}
+
+describe("lab's runner guard", () => {
+  it("compiles under Python 2.7 as under 3", async () => {
+    const guard = await writeRunnerGuard(tempDir());
+    const pyenv = path.join(
+      process.env.PYENV_ROOT ?? path.join(os.homedir(), ".pyenv"),
+      "versions",
+    );
+    const two = path.join(pyenv, "2.7.18", "bin", "python");
+    for (const python of ["python3", ...(existsSync(two) ? [two] : [])])
+      execFileSync(python, [
+        "-c",
+        `compile(open(${JSON.stringify(path.join(guard, `${RUNNER_GUARD_MODULE}.py`))}).read(), "g", "exec")`,
+      ]);
+  });
+
+  for (const era of ERAS) {
+    it(`under pytest ${era.pins[0]?.split("==")[1] ?? ""}, says nothing of an honest run and names each rewiring`, async () => {
+      const prepared = await prepareEnvironment(spec(era), testEnvironment());
+      const guard = await writeRunnerGuard(tempDir());
+      const honest = runPytest(prepared, project("VALUE = 1"), guard, "t0k");
+      expect(honest.status, honest.log).toBe(0);
+      expect(honest.log).toContain("\nlab-runner-guard t0k\n");
+      expect(honest.log).toMatch(/\nlab-canaries-done t0k\n$/);
+      expect(readRunnerGuard(honest.log, "t0k")).toEqual({ loaded: true, changed: [] });
+      for (const [what, rewiring] of Object.entries(REWIRINGS)) {
+        const run = runPytest(prepared, project(rewiring.code), guard, "t1k");
+        expect(run.log, what).toMatch(/2 passed/);
+        const read = readRunnerGuard(run.log, "t1k");
+        expect(read.changed.join("; "), `${what}: ${run.log}`).toMatch(rewiring.named);
+      }
+    }, 600_000);
+  }
+});
