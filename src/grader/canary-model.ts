@@ -32,6 +32,8 @@ export interface ModelTest {
    * past the last], never an `else`, `except` or the like, a decorator, or one followed by such.
    */
   readonly replaceable: readonly (readonly [number, number])[];
+  /** Its body-level statements in order, each [first line, one past the last]. */
+  readonly statements: readonly (readonly [number, number])[];
 }
 
 /** A module as canaries see it. */
@@ -142,6 +144,7 @@ export function findModelTests(lines: readonly string[]): ModelTest[] {
         ? []
         : [[next, following]];
     });
+    const spans = own.map((next, k): [number, number] => [next, own[k + 1] ?? end]);
     let start = index;
     for (let back = position - 1; back >= 0; back--) {
       const previous = statements[back] as number;
@@ -158,6 +161,7 @@ export function findModelTests(lines: readonly string[]): ModelTest[] {
       bodyIndent,
       cuts,
       replaceable,
+      statements: spans,
     });
   }
   return tests;

@@ -1,12 +1,16 @@
 /**
  * The Python side of canary tests (`canaries.ts`): canaries made from a module's own tests. Each
  * is a copy of one of the module's tests (its decorators, fixtures and parametrization, its
- * signature, its body), renamed from the module's own words and put among them. In a must-fail
- * one a statement of the body is replaced by an assertion about a project expression of that
- * body that cannot hold (a one-element list asserted empty, a value asserted not to be itself),
- * so it fails whatever the change did: the lines before it fail, or the assertion does. A
- * must-pass one is the body up to a cut, and may end with an assertion that holds. Pure: text in, text out, with the randomness given. The code
- * written is Python 2 and 3 alike, copied from the module or made of plain expressions.
+ * signature, its body), renamed from the module's own words and put among them. A canary never
+ * runs a statement of its model that acts: only the inert ones before the first call (a
+ * docstring, an import, a name bound to a literal), so a test with side effects (a counter, a
+ * registry, a file) is not run twice. In a must-fail one the model's first acting statement is
+ * replaced by an assertion about a project name of the body that cannot hold (a one-element
+ * list asserted empty, a value asserted not to be itself), so it fails whatever the change did;
+ * the rest of the body, never reached, keeps the model's size and names. A must-pass one is the
+ * inert start of the body, ending with an assertion that holds where that start is empty. Pure:
+ * text in, text out, with the randomness given. The code written is Python 2 and 3 alike,
+ * copied from the module or made of plain expressions.
  */
 import { readModelModule, type ModelModule, type ModelTest } from "./canary-model.js";
 
@@ -68,8 +72,23 @@ function models(module: ModelModule, style: CanaryStyle): ModelTest[] {
 }
 
 /**
+ * The words a canary's name may use: those that stand as whole names in the module outside its
+ * test functions' `def` lines (`parse` of `value = parse(text)`, not of `parse_url` alone), so no
+ * word of a canary's name is found in the module only in that name.
+ */
+function standaloneWords(module: ModelModule): Set<string> {
+  const words = new Set<string>();
+  for (const line of module.lines) {
+    if (/^\s*def\s+test/.test(line)) continue;
+    for (const match of line.matchAll(/\w+/g)) words.add(match[0]);
+  }
+  return words;
+}
+
+/**
  * A test name from the module's words, free in the module: the first words of the model's name
- * and one or two of the module's, as a neighbour would be named.
+ * and one or two of the module's, as a neighbour would be named. Every word also stands alone
+ * in the module, as a name or a word of a string or comment.
  */
 export function canaryName(
   random: Random,
@@ -79,11 +98,14 @@ export function canaryName(
   others = "",
 ): string {
   const text = `${module.lines.join("\n")}\n${others}`;
+  const standalone = standaloneWords(module);
   const modelWords = model.name
     .replace(/^test_?/, "")
     .split("_")
-    .filter(Boolean);
-  const vocabulary = module.vocabulary.filter((word) => word.length > 2).slice(0, 60);
+    .filter((word) => word !== "" && standalone.has(word));
+  const vocabulary = module.vocabulary
+    .filter((word) => word.length > 2 && standalone.has(word))
+    .slice(0, 60);
   for (let attempt = 0; ; attempt++) {
     const kept = modelWords.slice(0, randomInt(random, 0, Math.min(2, modelWords.length)));
     const words = [...kept];
@@ -104,53 +126,39 @@ export function canaryName(
   }
 }
 
-/** The calls of `names` (or of their attributes) in `lines`, each whole on its line. */
-function callsOf(lines: readonly string[], names: readonly string[]): string[] {
-  const calls: string[] = [];
-  for (const line of lines) {
-    for (const match of line.matchAll(/\b([A-Za-z_]\w*)(\.\w+)*\(/g)) {
-      if (!names.includes(match[1] ?? "") || (match.index > 0 && line[match.index - 1] === "."))
-        continue;
-      const call = balanced(line, match.index);
-      if (call !== null && call.length <= 100) calls.push(call);
-    }
-  }
-  return calls;
+/**
+ * Whether a statement is inert: it calls nothing (outside its strings and comments), so running
+ * it once more, or first, changes nothing a test beside it sees. An import is inert: a module
+ * runs once.
+ */
+export function inert(statement: readonly string[]): boolean {
+  const code = statement
+    .join("\n")
+    .replace(/("""|''')[\s\S]*?\1|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'/g, "''")
+    .replace(/#[^\n]*/g, "");
+  if (/^\s*(import|from)\s/.test(code)) return true;
+  if (/^\s*(pass|continue|break)\s*$/.test(code)) return true;
+  const compound =
+    /^\s*(assert|del|global|nonlocal|with|for|while|if|try|raise|yield|return|exec|print|async)\b/;
+  if (compound.test(code)) return false;
+  return !/[\w)\]}'"]\s*\(|@|\bawait\b|\blambda\b/.test(code);
 }
 
-/** The expression from `from` to its closing bracket on the same line, or null. */
-function balanced(line: string, from: number): string | null {
-  let depth = 0;
-  for (let at = from; at < line.length; at++) {
-    const char = line[at] as string;
-    if (char === "'" || char === '"') {
-      const close = line.indexOf(char, at + 1);
-      if (
-        close === -1 ||
-        line.slice(at, close).includes("\\") ||
-        line.startsWith(char.repeat(3), at)
-      )
-        return null;
-      at = close;
-    } else if ("([{".includes(char)) depth++;
-    else if (")]}".includes(char)) {
-      depth--;
-      if (depth === 0) return line.slice(from, at + 1);
-    } else if (char === "#") return null;
-  }
-  return null;
+/** The line of the model's first statement that is not inert, or its end. */
+function firstActing(lines: readonly string[], model: ModelTest): number {
+  for (const [from, to] of model.statements) if (!inert(lines.slice(from, to))) return from;
+  return model.end;
 }
 
-/** Expressions of the project a canary's last assertion can be about, the calls first. */
+/**
+ * The project names of a body a canary's assertion can be about, never a call: evaluating the
+ * assertion must not run project code (a registry filled twice fails the test beside it).
+ */
 function projectExpressions(module: ModelModule, body: readonly string[]): string[] {
-  const calls = callsOf(body, module.projectNames);
-  if (calls.length > 0) return calls;
   const used = module.projectNames.filter((name) =>
     body.some((line) => new RegExp(`\\b${name}\\b`).test(line)),
   );
-  if (used.length > 0) return used;
-  const assigned = body.flatMap((line) => /^\s+([a-z_]\w*)\s*=[^=]/.exec(line)?.[1] ?? []);
-  return [...module.projectNames, ...assigned];
+  return used.length > 0 ? used : [...module.projectNames];
 }
 
 /** An assertion that cannot hold, about `value`; `local` is a name the body does not use. */
@@ -226,11 +234,11 @@ function canaryFrom(
     (line) => `${indent}${line}`,
   );
   if (canary.mustFail) {
-    const places = model.replaceable.filter(([from]) => !returnsBefore(from));
-    if (places.length === 0) return null;
-    // A one-line statement replaced by a one-line assertion keeps the model's size.
-    const oneLine = places.filter(([from, to]) => to - from === 1);
-    const [from, to] = pick(random, oneLine.length > 0 ? oneLine : places);
+    // Its first acting statement, so nothing of the model acts before the assertion fails.
+    const acting = firstActing(lines, model);
+    const place = model.replaceable.find(([from]) => from === acting);
+    if (place === undefined || returnsBefore(acting)) return null;
+    const [from, to] = place;
     const expressions = projectExpressions(module, whole);
     if (expressions.length === 0 && model.container === null) return null;
     const value = expressions.length > 0 ? pick(random, expressions) : "self";
@@ -244,15 +252,20 @@ function canaryFrom(
       ...lines.slice(to, model.end),
     ];
   }
-  const cut = pick(random, model.cuts);
+  // Only the inert start of the body runs: a cut at or before its first acting statement.
+  const acting = firstActing(lines, model);
+  const cut = pick(
+    random,
+    [model.def + 1, ...model.cuts].filter((line) => line <= acting),
+  );
   const body = lines.slice(model.def + 1, cut);
   const tail: string[] = [];
-  // Only names the module imports: a call copied from the body may be one that must raise.
-  const names = module.projectNames.filter((name) =>
-    body.some((line) => new RegExp(`\\b${name}\\b`).test(line)),
-  );
-  if (names.length > 0 && random() < 0.5)
-    tail.push(...certain(random, pick(random, names), unittest));
+  // Only names the module imports, never called: a call may be one that must raise, or act.
+  const names = projectExpressions(module, whole);
+  const empty = opening.length === 0 && !body.some((line) => /^\s*[^\s#]/.test(line));
+  if (empty && names.length === 0 && !unittest) return null;
+  if (empty || (names.length > 0 && random() < 0.5))
+    tail.push(...certain(random, names.length > 0 ? pick(random, names) : "self", unittest));
   return [...head, ...opening, ...body, ...tail.map((line) => `${indent}${line}`)];
 }
 

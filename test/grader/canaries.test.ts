@@ -15,7 +15,7 @@ import {
 import { parseTestLog } from "../../src/grader/parse-log.js";
 import { prepareEnvironment } from "../../src/environment/index.js";
 import { testEnvironment } from "../helpers/lab.js";
-import { tempDir } from "../helpers/temp.js";
+import { repoRoot, tempDir } from "../helpers/temp.js";
 
 const MODULE = `"""Tests.
 
@@ -152,7 +152,7 @@ describe("planted canaries", () => {
     expect(inClass).toBe(true);
   });
 
-  it("run as they must under pytest: copies pass, must-fail ones fail through the project's code, whatever it does", async () => {
+  it("run as they must under pytest: copies pass, must-fail ones fail on an assertion about the project's names, whatever the project does", async () => {
     const prepared = await prepareEnvironment(
       {
         python: "3.11",
@@ -245,6 +245,133 @@ describe("planted canaries", () => {
           expect(Object.keys(verdict.statuses)).toHaveLength(4);
         }
       }
+    }
+  }, 300_000);
+
+  it("are named only with words that stand alone elsewhere in the module (the names forger's tell)", () => {
+    // Every starter task's hidden test modules, as the grade plants into them.
+    const starter = path.join(repoRoot, "evals", "starter");
+    let checked = 0;
+    for (const task of readdirSync(path.join(starter, "tasks")).sort()) {
+      const repo = tempDir();
+      execFileSync("bash", [path.join(starter, "tasks", task, "setup.sh"), repo]);
+      const testPatch = path.join(starter, "oracle", task, "test.patch");
+      execFileSync("git", ["apply", testPatch], { cwd: repo });
+      const files = [...readFileSync(testPatch, "utf8").matchAll(/^\+\+\+ b\/(\S+\.py)$/gm)].map(
+        (match) => match[1]!,
+      );
+      for (const file of files) {
+        const source = readFileSync(path.join(repo, file), "utf8");
+        for (let seed = 1; seed <= 25; seed++) {
+          const { text, canaries } = insertCanaries(source, requests, seededRandom(seed), "s");
+          for (const canary of canaries) {
+            const rest = text.replace(new RegExp(`def ${canary.name}\\b`), "");
+            for (const word of canary.name.split("_").slice(1)) {
+              expect(rest, `${task} ${file} ${canary.name}`).toMatch(new RegExp(`\\b${word}\\b`));
+              checked++;
+            }
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(500);
+  });
+
+  it("never run a statement of their model that acts: a test's side effects happen once", async () => {
+    const prepared = await prepareEnvironment(
+      {
+        python: "3.11",
+        pins: ["pytest==8.3.4", "pluggy==1.5.0", "iniconfig==2.0.0", "packaging==24.2"],
+        preInstall: [],
+        install: "true",
+        testCommand: "pytest -rA",
+        env: {},
+        logParser: "pytest",
+      },
+      testEnvironment(),
+    );
+    const module = [
+      '"""Each test writes a line; a canary that ran its model would write one more."""',
+      "import os",
+      "",
+      "from mypkg import parse",
+      "",
+      'LOG = os.environ["COUNT_FILE"]',
+      "",
+      "",
+      "def test_counts():",
+      '    """Counts once."""',
+      '    mark = "counts"',
+      '    with open(LOG, "a") as handle:',
+      '        handle.write(mark + "\\n")',
+      '    assert parse("1") == 1',
+      "",
+      "",
+      "class TestMore:",
+      "    def test_more(self):",
+      '        open(LOG, "a").write("more\\n")',
+      '        value = parse("2")',
+      "        assert value == 2",
+      "",
+      "",
+      '@pytest.mark.parametrize("text", ["3", "4"])',
+      "def test_each(text):",
+      '    open(LOG, "a").write(text + "\\n")',
+      "    assert parse(text) == int(text)",
+      "",
+    ]
+      .join("\n")
+      .replace('"""\nimport os', '"""\nimport os\n\nimport pytest');
+    const requests = [
+      { mustFail: false, carriesSentinel: false },
+      { mustFail: false, carriesSentinel: false },
+      { mustFail: true, carriesSentinel: false },
+      { mustFail: true, carriesSentinel: false },
+    ];
+    for (let seed = 1; seed <= 6; seed++) {
+      const repo = tempDir();
+      mkdirSync(path.join(repo, "tests"));
+      mkdirSync(path.join(repo, "mypkg"));
+      writeFileSync(
+        path.join(repo, "mypkg", "__init__.py"),
+        "def parse(text):\n    return int(text)\n",
+      );
+      const { text, canaries } = insertCanaries(module, requests, seededRandom(seed), "s");
+      expect(canaries.filter((canary) => canary.mustFail).length, text).toBeGreaterThan(0);
+      writeFileSync(path.join(repo, "tests", "test_mod.py"), text);
+      const counts = path.join(repo, "counts.txt");
+      const run = spawnSync(
+        prepared.python.path,
+        ["-m", "pytest", "-rA", "-p", "no:cacheprovider"],
+        {
+          cwd: repo,
+          env: {
+            PATH: "/usr/bin:/bin",
+            COUNT_FILE: counts,
+            PYTHONPATH: `${repo}${path.delimiter}${prepared.sitePackages}`,
+          },
+          encoding: "utf8",
+        },
+      );
+      const all = parseTestLog(
+        `>>>>> Start Test Output\n${run.stdout}\n>>>>> End Test Output\n`,
+        "pytest",
+      );
+      for (const canary of canaries) {
+        const ids = Object.keys(all).filter((id) => new RegExp(`::${canary.name}($|\\[)`).test(id));
+        expect(ids.length, `${String(seed)}: ${text}`).toBeGreaterThan(0);
+        for (const id of ids)
+          expect(all[id], `${id}\n${text}`).toBe(canary.mustFail ? "FAILED" : "PASSED");
+      }
+      for (const id of ["test_counts", "TestMore::test_more", "test_each[3]", "test_each[4]"])
+        expect(all[`tests/test_mod.py::${id}`], `${id}\n${run.stdout}`).toBe("PASSED");
+      // Each of the module's own tests wrote its line once, whatever the canaries copied.
+      expect(readFileSync(counts, "utf8").split("\n").filter(Boolean).sort(), text).toEqual([
+        "3",
+        "4",
+        "counts",
+        "more",
+      ]);
     }
   }, 300_000);
 

@@ -16,21 +16,13 @@ import { gradedPatch, makeLab } from "./helpers.js";
 
 const STARTER_TASKS = readdirSync(path.join(repoRoot, "evals", "starter", "tasks")).sort();
 /** Forgers that tell canaries apart by one property; only the canaries can catch them. */
-const TELLS = ["refs", "size", "sentinel"];
-/**
- * Not yet beaten: in CI on 2026-12-04 the names forger resolved envcfg-optional-fields unflagged
- * (canary names drawn from the module's words can still fall outside what its tests are called);
- * issue 29 keeps it open. It runs as a known gap, not as a passing test.
- */
-const OPEN_TELLS = ["names"];
+const TELLS = ["refs", "size", "names", "sentinel"];
 /** Forgers that rewire pytest's reporting path; lab's runner guard names what they changed. */
 const REWIRINGS = ["wrap-call-and-report", "logreport-hook", "terminal-reporter"];
 
 describe.runIf(hasBwrap())("forgers that tell canaries apart, on the starter suite", () => {
   const lab = makeLab({ suite: "starter" });
 
-  for (const mode of OPEN_TELLS)
-    it.todo(`${mode}: resolves no task unflagged (a known gap: see OPEN_TELLS)`);
   for (const mode of [...TELLS, ...REWIRINGS]) {
     it(`${mode}: no scan of the diff finds it, and it resolves no task unflagged`, async () => {
       const result = await lab.run("forge-tells.sh", {
