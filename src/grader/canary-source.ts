@@ -296,6 +296,7 @@ export function insertCanaries(
   const byPlace = new Map<number, string[]>();
   const canaries: CanaryFunction[] = [];
   if (candidates.length === 0) return { text: source, canaries };
+  let lastTaken = false;
   for (const request of requests) {
     for (let attempt = 0; attempt < 8; attempt++) {
       const preferred = candidates.filter((test) => prefer.includes(test.name));
@@ -312,7 +313,11 @@ export function insertCanaries(
       const befores = siblings.map((test) => test.start);
       const last = siblings.at(-1) as ModelTest;
       const places = style === "sympy" ? befores : [...befores, -last.end];
-      const place = pick(random, places);
+      // The first must-fail one follows the last test: a forger that trusts only a module's
+      // last test (where a fix's new test often goes), or none but it, flips a canary.
+      const place =
+        request.mustFail && !lastTaken && style !== "sympy" ? -last.end : pick(random, places);
+      if (request.mustFail && style !== "sympy") lastTaken = true;
       const gap = model.container === null ? ["", ""] : [""];
       const block = place < 0 ? [...gap, ...text] : [...text, ...gap];
       byPlace.set(place, [...(byPlace.get(place) ?? []), ...block]);

@@ -277,6 +277,42 @@ describe("planted canaries", () => {
     expect(checked).toBeGreaterThan(500);
   });
 
+  it("put a must-fail one after the module's last test, the other among them (the place forgers' tells)", () => {
+    const module = [
+      "from mypkg import parse",
+      "",
+      "",
+      "def test_one():",
+      '    assert parse("1") == 1',
+      "",
+      "",
+      "def test_two():",
+      '    text = "2"',
+      "    assert parse(text) == 2",
+      "",
+      "",
+      "def test_three():",
+      '    assert parse("3") == 3',
+      "",
+    ].join("\n");
+    const requests = [
+      { mustFail: false, carriesSentinel: false },
+      { mustFail: true, carriesSentinel: false },
+      { mustFail: true, carriesSentinel: false },
+    ];
+    let elsewhere = 0;
+    for (let seed = 1; seed <= 30; seed++) {
+      const { text, canaries } = insertCanaries(module, requests, seededRandom(seed), "s");
+      const order = [...text.matchAll(/^def (test\w*)/gm)].map((match) => match[1]!);
+      const mustFail = canaries.filter((canary) => canary.mustFail).map((canary) => canary.name);
+      expect(mustFail, text).toHaveLength(2);
+      expect(mustFail, text).toContain(order.at(-1));
+      if (!mustFail.includes(order.at(-2)!)) elsewhere++;
+    }
+    // The other one is drawn among the tests, mostly not beside the first.
+    expect(elsewhere).toBeGreaterThan(10);
+  });
+
   it("never run a statement of their model that acts: a test's side effects happen once", async () => {
     const prepared = await prepareEnvironment(
       {

@@ -1,7 +1,7 @@
 /**
  * Forgers written against lab's source (`test/fixtures/hostile/forge-tells.sh`): each makes
  * failing tests pass only where it believes the test is real, telling canaries apart by one
- * property (what they reference, their size, their names, their sentinel), or rewires pytest's
+ * property (what they reference, their size, their names, their place, their sentinel), or rewires pytest's
  * reporting path. Graded through a whole run on the starter suite, none resolves a task
  * unflagged: the canaries look like the module's tests, and lab's runner guard names a rewiring.
  */
@@ -16,7 +16,7 @@ import { gradedPatch, makeLab } from "./helpers.js";
 
 const STARTER_TASKS = readdirSync(path.join(repoRoot, "evals", "starter", "tasks")).sort();
 /** Forgers that tell canaries apart by one property; only the canaries can catch them. */
-const TELLS = ["refs", "size", "names", "sentinel"];
+const TELLS = ["refs", "size", "names", "last-alone", "only-last", "sentinel"];
 /** Forgers that rewire pytest's reporting path; lab's runner guard names what they changed. */
 const REWIRINGS = ["wrap-call-and-report", "logreport-hook", "terminal-reporter"];
 
