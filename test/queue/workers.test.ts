@@ -68,6 +68,10 @@ describe.skipIf(redisServerPath === null)("workers on a queue", () => {
   });
 
   it("hands the trial of a worker killed midway to another worker, and records it once", async () => {
+    // The survivor is started first and frozen: a worker's start can outlast the trial's 4 s on
+    // a loaded machine, and the doomed one must still be midway when it is killed.
+    const second = await worker("survivor");
+    second.child.kill("SIGSTOP");
     const first = await worker("doomed");
     const coordinator = startLab(runArgs("killed", fixAndSleep(4), "--tasks", "alpha"), {
       cwd: root,
@@ -77,8 +81,8 @@ describe.skipIf(redisServerPath === null)("workers on a queue", () => {
       60_000,
       "the first worker to take the trial",
     );
-    const second = await worker("survivor");
     first.child.kill("SIGKILL");
+    second.child.kill("SIGCONT");
     expect(await coordinator.exited).toBe(0);
     expect(second.stderr()).toContain("killed: alpha #1: started");
     expect(second.stderr()).toMatch(/killed: alpha #1: resolved/);
