@@ -21,8 +21,8 @@ export const regradeCommand = defineCommand({
   },
   details: `Use it on a run graded before a parser or grading rule was fixed: only the verdicts the fix
 concerns change. A trial whose grade ended before its tests ran (the change did not apply, ...)
-has no test log to judge and keeps its verdict, as does one graded before lab recorded its
-canary tests. A later resume of the run skips its trials as finished, so it never undoes a
+has no test log to judge and keeps its verdict. One graded before lab recorded its canary
+tests is judged again without them, keeping what their check found then. A later resume of the run skips its trials as finished, so it never undoes a
 regrade. The run must not be running (its lock is taken).
 
 Examples:

@@ -161,9 +161,9 @@ export interface RejudgeInput {
 /**
  * A stored grade judged again from its grader.log with today's parser, grading rules and canary
  * checks; nothing runs. Only a grade whose tests ran can be (the others' verdicts come from
- * earlier steps: the change did not apply, ...), and only one whose log lab read whole and, if
- * it planted canaries, whose canaries it recorded. How the test run ended comes from
- * `grade.testEnd`, or for an older grade from its reason's words.
+ * earlier steps: the change did not apply, ...), and only one whose log lab read whole. A grade
+ * whose canaries lab did not record keeps what their check found then. How the test run ended
+ * comes from `grade.testEnd`, or for an older grade from its reason's words.
  */
 export function rejudgeGrade(
   grade: Grade,
@@ -173,11 +173,11 @@ export function rejudgeGrade(
   if (grade.phaseMs.tests === undefined) return { skipped: "its grade ended before the tests ran" };
   if ("tooLong" in log) return { skipped: log.tooLong };
   const { canaries } = grade;
-  if (canaries !== undefined && (canaries.planted === undefined || canaries.sentinel === undefined))
-    return {
-      skipped:
-        "it was graded before lab recorded its canary tests, so their check cannot be made again",
-    };
+  // A grade made before lab recorded its canaries: their check cannot be made again, so what it
+  // found then stands (its findings are kept), and the log is judged again without them; the
+  // canaries' results, whose names are unknown, stay out of the statuses as they were.
+  const unrecorded =
+    canaries !== undefined && (canaries.planted === undefined || canaries.sentinel === undefined);
   const reason = grade.reason ?? "";
   const testEnd = grade.testEnd ?? {
     signal: /the test process was killed by (\S+)$/.exec(reason)?.[1] ?? null,
@@ -190,9 +190,9 @@ export function rejudgeGrade(
     ...input,
     testRun: { ...testEnd, exitCode: grade.testExitCode, timedOut: grade.testsTimedOut },
     log: log.text,
-    changeTampering: grade.tampering.filter(
-      (finding) => !LOG_FINDINGS.some((kind) => finding.startsWith(kind)),
-    ),
+    changeTampering: unrecorded
+      ? grade.tampering
+      : grade.tampering.filter((finding) => !LOG_FINDINGS.some((kind) => finding.startsWith(kind))),
     canaries:
       canaries?.planted === undefined || canaries.sentinel === undefined
         ? null
@@ -202,13 +202,17 @@ export function rejudgeGrade(
             guard: canaries.guard ?? null,
           },
   });
+  const known = new Set([...Object.keys(grade.statuses), ...input.failToPass, ...input.passToPass]);
+  const statuses = unrecorded
+    ? Object.fromEntries(Object.entries(verdict.statuses).filter(([id]) => known.has(id)))
+    : verdict.statuses;
   return {
     grade: {
       ...grade,
       resolved: verdict.resolved,
       failToPass: verdict.failToPass,
       passToPass: verdict.passToPass,
-      statuses: verdict.statuses,
+      statuses,
       reason: verdict.resolved ? null : withLeftOut(verdict.reason ?? "", grade.leftOut ?? []),
       tampering: verdict.tampering,
     },

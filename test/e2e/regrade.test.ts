@@ -118,4 +118,43 @@ describe("lab regrade", () => {
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ judged: 3, changes: [], detailsChanged: 0 });
   }, 120_000);
+
+  it("judges again a trial graded before lab recorded its canaries, keeping what their check found", async () => {
+    const unrecorded = (grade: Grade): Grade => {
+      const { mustPass, mustFail, files } = grade.canaries!;
+      return { ...grade, canaries: { mustPass, mustFail, files } };
+    };
+    const alpha = unrecorded(brokenGrade("alpha"));
+    writeFileSync(
+      resultFile("alpha"),
+      JSON.stringify({ ...readResult("alpha"), resolved: false, grade: alpha }),
+    );
+    const finding =
+      "canaries: a must-fail canary was reported PASSED: tests/test_made_up.py::test_x";
+    const gamma: Grade = {
+      ...unrecorded(fresh.gamma!.grade!),
+      resolved: false,
+      tampering: [finding],
+      reason: `the test log is not the test run's own: ${finding}`,
+    };
+    writeFileSync(
+      resultFile("gamma"),
+      JSON.stringify({ ...readResult("gamma"), resolved: false, grade: gamma }),
+    );
+
+    const regraded = await runLab(at("regrade", "fixture-gold", "--json"), { cwd: root });
+    expect(regraded.code, regraded.stderr).toBe(0);
+    const outcome = JSON.parse(regraded.stdout) as {
+      judged: number;
+      skipped: number;
+      changes: { taskId: string }[];
+    };
+    expect(outcome).toMatchObject({ judged: 3, skipped: 0 });
+    expect(outcome.changes.map((change) => change.taskId)).toEqual(["alpha"]);
+    // Its verdict is the fresh grade's, and the canaries' results stay out of its statuses.
+    expect(readResult("alpha").grade).toMatchObject({ resolved: true, reason: null });
+    expect(readResult("alpha").grade?.statuses).toEqual(fresh.alpha?.grade?.statuses);
+    // What the canaries found then still flags the trial.
+    expect(readResult("gamma")).toMatchObject({ resolved: false, grade: { tampering: [finding] } });
+  }, 120_000);
 });
