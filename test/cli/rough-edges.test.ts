@@ -6,6 +6,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { quoteShell } from "../../src/core/index.js";
 import { CHECK_SH } from "../../src/datasets/index.js";
 import { addTask, writeFixtureSuite } from "../helpers/fixture-suite.js";
 import { runLab } from "../helpers/lab.js";
@@ -56,7 +57,12 @@ describe("the CLI's rough edges", () => {
     // The user's own pipe, through a shell that reports the first command's failure.
     const piped = spawnSync(
       "bash",
-      ["-o", "pipefail", "-c", `node ${path.join(repoRoot, "bin", "lab.js")} tools list | head -1`],
+      [
+        "-o",
+        "pipefail",
+        "-c",
+        `node ${quoteShell(path.join(repoRoot, "bin", "lab.js"))} tools list | head -1`,
+      ],
       { cwd: root, env: { ...process.env, LAB_CACHE_DIR: sharedCacheDir }, encoding: "utf8" },
     );
     expect(piped.stdout).toMatch(/^TOOL\s+KIND/);

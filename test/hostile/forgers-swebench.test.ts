@@ -7,6 +7,7 @@
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { quoteShell } from "../../src/core/index.js";
 import { readTrialResults, runPaths } from "../../src/store/index.js";
 import { runLab } from "../helpers/lab.js";
 import { outsideTmpRoot } from "../helpers/temp.js";
@@ -57,7 +58,7 @@ describe.runIf(mirrors !== undefined && mirrors !== "" && hasBwrap())(
             ["flip-failures", "print-all", "sympy-flip"].map((mode) => [
               `forge-${mode}`,
               {
-                command: `bash ${path.join(HOSTILE_DIR, "forge.sh")} ${mode}`,
+                command: `bash ${quoteShell(path.join(HOSTILE_DIR, "forge.sh"))} ${mode}`,
                 paths: [HOSTILE_DIR],
               },
             ]),

@@ -8,7 +8,7 @@ import {
   resolveRunConfig,
   resolveSettings,
 } from "../../src/config/index.js";
-import type { RunEvent, TrialResult } from "../../src/core/index.js";
+import { quoteShell, type RunEvent, type TrialResult } from "../../src/core/index.js";
 import { runSuite, type RunResult } from "../../src/runner/index.js";
 import { suiteLayout } from "../../src/suite/index.js";
 import { createDockerProvider } from "../../src/sandbox/index.js";
@@ -105,7 +105,7 @@ export function makeLab(
         LAB_SCRATCH_DIR: scratchDir,
       };
       const settings = resolveSettings({ evalsDir, runsDir }, env, root);
-      const line = `bash ${path.join(HOSTILE_DIR, script)}${options.args === undefined ? "" : ` ${options.args}`}`;
+      const line = `bash ${quoteShell(path.join(HOSTILE_DIR, script))}${options.args === undefined ? "" : ` ${options.args}`}`;
       const tool = createCommandTool(
         commandToolSpec(script.replace(/\.sh$/, ""), { command: line, paths: [HOSTILE_DIR] }, env),
       );
