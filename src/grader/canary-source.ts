@@ -254,15 +254,18 @@ function canaryFrom(
   }
   // Only the inert start of the body runs: a cut at or before its first acting statement.
   const acting = firstActing(lines, model);
+  // The first statement's line, not the def's next one: a signature may span lines.
+  const first = model.statements[0]?.[0] ?? model.end;
   const cut = pick(
     random,
-    [model.def + 1, ...model.cuts].filter((line) => line <= acting),
+    [first, ...model.cuts].filter((line) => line <= acting),
   );
   const body = lines.slice(model.def + 1, cut);
   const tail: string[] = [];
   // Only names the module imports, never called: a call may be one that must raise, or act.
   const names = projectExpressions(module, whole);
-  const empty = opening.length === 0 && !body.some((line) => /^\s*[^\s#]/.test(line));
+  // No statement of the model taken (the lines before `first` are the signature's rest).
+  const empty = opening.length === 0 && cut <= first;
   if (empty && names.length === 0 && !unittest) return null;
   if (empty || (names.length > 0 && random() < 0.5))
     tail.push(...certain(random, names.length > 0 ? pick(random, names) : "self", unittest));

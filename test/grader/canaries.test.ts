@@ -313,6 +313,48 @@ describe("planted canaries", () => {
     expect(elsewhere).toBeGreaterThan(10);
   });
 
+  it("compile where a model's signature spans lines (a must-pass one cut before its first statement)", () => {
+    const module = [
+      "import pytest",
+      "",
+      "from mypkg import slugify",
+      "",
+      "",
+      '@pytest.mark.parametrize("text", ["a b", "c"])',
+      "def test_long_signature(",
+      "    text: str,",
+      ") -> None:",
+      "    assert slugify(text)",
+      "",
+      "",
+      "def test_other(",
+      "    tmp_path,",
+      "):",
+      '    """Its docstring."""',
+      "    out = tmp_path",
+      "    assert slugify(str(out))",
+      "",
+    ].join("\n");
+    const requests = [
+      { mustFail: false, carriesSentinel: false },
+      { mustFail: false, carriesSentinel: false },
+      { mustFail: true, carriesSentinel: false },
+      { mustFail: true, carriesSentinel: false },
+    ];
+    const file = path.join(tempDir(), "test_sig.py");
+    for (let seed = 1; seed <= 40; seed++) {
+      const { text, canaries } = insertCanaries(module, requests, seededRandom(seed), "s");
+      expect(canaries).toHaveLength(4);
+      writeFileSync(file, text);
+      const compiled = spawnSync(
+        "python3",
+        ["-c", `compile(open(${JSON.stringify(file)}).read(), "m", "exec")`],
+        { encoding: "utf8" },
+      );
+      expect(compiled.status, `${compiled.stderr}\n${text}`).toBe(0);
+    }
+  });
+
   it("never run a statement of their model that acts: a test's side effects happen once", async () => {
     const prepared = await prepareEnvironment(
       {

@@ -83,8 +83,8 @@ describe.runIf(hasBwrap())("forgers on the starter suite", () => {
         tampering: [],
       });
       const guarded = await grade(true);
-      expect(guarded.resolved, mode).toBe(false);
-      expect(guarded.tampering.length, mode).toBeGreaterThan(0);
+      expect(guarded.resolved, `${mode}: ${String(guarded.reason)}`).toBe(false);
+      expect(guarded.tampering.length, `${mode}: ${String(guarded.reason)}`).toBeGreaterThan(0);
     }
   }, 300_000);
 
