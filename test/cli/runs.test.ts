@@ -40,6 +40,24 @@ beforeAll(async () => {
   expect(noop.code, noop.stderr).toBe(0);
 }, 300_000);
 
+describe("the commands' help", () => {
+  it("lab --help lists runs and show; each has its own --help; an unknown verb is a usage error", async () => {
+    const main = await runLab(["--help"], { cwd: root });
+    expect(main.stdout).toMatch(/^ {2}runs {2,}List the runs/m);
+    expect(main.stdout).toMatch(/^ {2}show {2,}Show one trial/m);
+    const runs = await runLab(["runs", "--help"], { cwd: root });
+    expect(runs.code).toBe(0);
+    expect(runs.stdout).toMatch(/^Usage: lab runs \(list \| rm ID\.\.\.\)/);
+    const show = await runLab(["help", "show"], { cwd: root });
+    expect(show.code).toBe(0);
+    expect(show.stdout).toMatch(/^Usage: lab show RUN TASK \[TRIAL\]/);
+    expect(show.stdout).toContain("--log NAME");
+    const wrong = await lab(["runs", "ls"]);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('lab runs has no "ls": it takes list or rm.');
+  });
+});
+
 describe("lab runs list", () => {
   it("lists each run: id, suite, tool, state, trials done of planned, resolved, started", async () => {
     const result = await lab(["runs", "list"]);
