@@ -70,7 +70,10 @@ Examples:
         ...record.taskIds,
         ...(existsSync(run.trialsDir) ? readdirSync(run.trialsDir) : []),
       ]),
-    ].sort();
+    ]
+      // Only names that stay one folder under trials/, whatever run.json says.
+      .filter((id) => id !== "." && id !== ".." && !id.includes("/"))
+      .sort();
     if (!tasks.includes(taskId)) {
       const near = closestNames(taskId, tasks);
       throw new LabError("TASK_NOT_FOUND", `Run "${runId}" has no task "${taskId}".`, {

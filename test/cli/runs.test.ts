@@ -201,6 +201,9 @@ describe("lab show", () => {
     expect(task.code).toBe(1);
     expect(task.stderr).toContain('Run "fixer" has no task "gamma"');
     expect(task.stderr).toContain("Its tasks: alpha, beta.");
+    const escaped = await lab(["show", "fixer", "../../fixer/trials/alpha"]);
+    expect(escaped.code).toBe(1);
+    expect(escaped.stderr).toContain("has no task");
     const trial = await lab(["show", "fixer", "alpha", "2"]);
     expect(trial.code).toBe(1);
     expect(trial.stderr).toContain("has no trial 2");
