@@ -11,6 +11,8 @@ import { gradeCommand } from "./grade.js";
 import { reportCommand } from "./report.js";
 import { reviewCommand } from "./review.js";
 import { runCommand } from "./run.js";
+import { runsCommand } from "./runs.js";
+import { showCommand } from "./show.js";
 import { scenariosCommand } from "./scenarios.js";
 import { LAB_VERSION } from "./shared.js";
 import { clearLiveDisplays } from "../ui/index.js";
@@ -24,6 +26,8 @@ export const COMMANDS: readonly CommandDef[] = [
   runCommand,
   workerCommand,
   reportCommand,
+  runsCommand,
+  showCommand,
   regradeCommand,
   planCommand,
   reviewCommand,

@@ -136,6 +136,12 @@ export const runCommand = defineCommand({
       env: "LAB_DISK",
     },
     keep: { type: "boolean", description: "Keep work trees and grading checkouts (for debugging)" },
+    "max-cost-total": {
+      type: "string",
+      value: "USD",
+      description:
+        "The run's spending cap: no trial starts once the cost its finished trials reported reaches it (a trial that reports none counts $0); the run then ends stopped, exit 3",
+    },
     ...queueOptions,
     ...agentOptions,
     ...displayOption,
@@ -158,7 +164,15 @@ Examples:
 With --queue, trials go to a Redis job queue and each runs on a worker (\`lab worker --queue URL\`)
 in that worker's sandbox; this process collects every result into the same run folder.
 --concurrency, --sandbox and --keep are then the workers' business. Ctrl-C or SIGTERM removes
-the run's waiting jobs and stops within 5 s even when Redis does not answer; rerunning collects the rest.`,
+the run's waiting jobs and stops within 5 s even when Redis does not answer; rerunning collects the rest.
+
+--max-cost-total USD caps the whole run (--max-cost caps each trial of an agent CLI): trials
+under way finish, so the run may end a little over it. A run stopped by it says what it spent
+and how many trials it did not start, and exits 3; rerunning the same command with a higher cap
+continues it, with the same cap says the cap is reached. Not with --queue yet.
+
+Exit codes: 0 the run completed (whatever its trials resolved), 2 a usage error, 3 stopped by
+--max-cost-total, 130 interrupted, 1 any other error.`,
   async run(args, io) {
     const toolName = args.positionals[0] ?? "";
     const settings = settingsFrom(args, io);
@@ -171,6 +185,11 @@ the run's waiting jobs and stops within 5 s even when Redis does not answer; rer
       );
     const suiteName = suiteFrom(args, "run");
     const executor = queueExecutorFrom(args, io, request);
+    if (executor !== undefined && stringOption(args, "max-cost-total") !== undefined)
+      throw new UsageError(
+        "--max-cost-total does not go with --queue yet: the workers start trials, not this process.",
+        "Run without --queue, or cap each trial with --max-cost.",
+      );
     let source: ChangeSource;
     if (toolName === "predictions") {
       if (predictionsFile === undefined)
@@ -198,6 +217,7 @@ the run's waiting jobs and stops within 5 s even when Redis does not answer; rer
         noNetwork: flagOption(args, "no-network"),
         memory: stringOption(args, "memory"),
         disk: stringOption(args, "disk"),
+        maxCostTotal: stringOption(args, "max-cost-total"),
       },
       env: io.env,
       file,
@@ -214,7 +234,7 @@ the run's waiting jobs and stops within 5 s even when Redis does not answer; rer
     const result = await runSuite(config, reporter, io.signal, { executor }).finally(() =>
       reporter.close?.(),
     );
-    return result.status === "cancelled" ? 130 : 0;
+    return result.status === "cancelled" ? 130 : result.status === "stopped" ? 3 : 0;
   },
 });
 

@@ -227,6 +227,18 @@ export interface RunFlags {
   readonly memory?: string | undefined;
   /** --disk: e.g. 10g. */
   readonly disk?: string | undefined;
+  /** --max-cost-total: the run's spending cap in USD. */
+  readonly maxCostTotal?: string | undefined;
+}
+
+/** A --max-cost-total: a positive amount in USD. */
+function parseCostCap(text: string): number {
+  const amount = Number(text.replace(/^\$/, ""));
+  if (text.trim() === "" || !Number.isFinite(amount) || amount <= 0)
+    throw new UsageError(
+      `--max-cost-total expects a positive amount in USD, e.g. 20 or 7.50; got "${text}".`,
+    );
+  return amount;
 }
 
 /** Refuses trials per task past MAX_TRIALS (lab.config.json's schema checks its own). */
@@ -301,6 +313,8 @@ export function resolveRunConfig(options: {
       ? parsePositiveInt(concurrency.value, concurrency.from)
       : (file.defaults.concurrency ?? 1);
   if (flags.tasks?.length === 0) throw new UsageError("--tasks was given no task ids.");
+  const maxCostTotalUsd =
+    flags.maxCostTotal === undefined ? undefined : parseCostCap(flags.maxCostTotal);
   const sandbox = resolveSandboxSettings({
     flags,
     env,
@@ -322,6 +336,7 @@ export function resolveRunConfig(options: {
     concurrency: resolvedConcurrency,
     runId,
     ...(flags.label === undefined ? {} : { label: checkLabel(flags.label) }),
+    ...(maxCostTotalUsd === undefined ? {} : { maxCostTotalUsd }),
     runsDir: settings.runsDir,
     limits,
     sandbox,
@@ -337,6 +352,7 @@ export function resolveRunConfig(options: {
       tasks: flags.tasks ?? null,
       validOnly: flags.validOnly === true,
       strongOnly: flags.strongOnly === true,
+      ...(maxCostTotalUsd === undefined ? {} : { maxCostTotalUsd }),
       toolCommand: sourceDescription(source),
       sandbox: {
         provider: sandbox.provider.name,

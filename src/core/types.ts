@@ -258,8 +258,18 @@ export interface TrialResult {
   readonly finishedAt: string;
 }
 
-/** A run's status. */
-export type RunStatus = "started" | "completed" | "failed" | "cancelled";
+/** A run's status; "stopped": `--max-cost-total` was reached with trials not started. */
+export type RunStatus = "started" | "completed" | "failed" | "cancelled" | "stopped";
+
+/** Why a run stopped before its last trial: its spending cap (`lab run --max-cost-total`). */
+export interface RunBudgetStop {
+  /** The cap, in USD. */
+  readonly maxCostUsd: number;
+  /** What the run's finished trials reported, in USD, when it stopped. */
+  readonly spentUsd: number;
+  /** Planned trials it did not start. */
+  readonly notStarted: number;
+}
 
 /** What `run.json` holds. */
 export interface RunRecord {
@@ -284,6 +294,8 @@ export interface RunRecord {
   readonly resumes?: readonly RunResume[] | undefined;
   /** Each `lab regrade` of the run, oldest first, with the verdicts it changed. */
   readonly regrades?: readonly RunRegrade[] | undefined;
+  /** With status "stopped": the cap it reached; absent otherwise. */
+  readonly budgetStop?: RunBudgetStop | undefined;
 }
 
 /** One `lab regrade` of a run: its trials judged again from their stored grader.log. */

@@ -58,6 +58,11 @@ export interface RunConfig {
   readonly runId: string;
   /** The name reports give the run's tool (`--label`), when given. */
   readonly label?: string | undefined;
+  /**
+   * The run's spending cap in USD (`--max-cost-total`): no trial starts once the cost its
+   * finished trials reported reaches it. Absent: no cap.
+   */
+  readonly maxCostTotalUsd?: number | undefined;
   readonly runsDir: string;
   readonly limits: TrialLimits;
   readonly sandbox: SandboxSettings;

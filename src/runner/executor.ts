@@ -36,6 +36,11 @@ export interface TrialContext {
    * reports it. Never called for a trial cut short by an interruption.
    */
   readonly onResult: (result: TrialResult) => Promise<void>;
+  /**
+   * Asked just before each trial starts; false leaves it unstarted (the run's spending cap is
+   * reached). Absent: every trial starts.
+   */
+  readonly mayStart?: (() => boolean) | undefined;
 }
 
 /**
@@ -138,6 +143,7 @@ export const localExecutor: TrialExecutor = {
         jobs,
         config.concurrency,
         async (job) => {
+          if (context.mayStart?.() === false) return;
           reporter.emit({ type: "trial:start", taskId: job.task.info.id, trial: job.trial });
           try {
             const result = await runTrial(job, config, toolVersion, reporter, inner.signal);

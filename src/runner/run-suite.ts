@@ -39,6 +39,7 @@ import {
 } from "../suite/index.js";
 import { MAX_RUN_TRIALS, type RunConfig, type TrialJob } from "./config.js";
 import { localExecutor, type TrialExecutor } from "./executor.js";
+import { createBudget, usd } from "./budget.js";
 import { failureWarning } from "./failure-warning.js";
 import { selectTasks } from "./select.js";
 
@@ -212,6 +213,7 @@ async function runLocked(
       taskIds: [...new Set([...earlier.taskIds, ...ids])].sort(),
       status: "started",
       updatedAt: now,
+      budgetStop: undefined,
       ...(config.label === undefined ? {} : { label: config.label }),
       resumes: [
         ...(earlier.resumes ?? []),
@@ -238,6 +240,7 @@ async function runLocked(
   }
 
   const hiddenPaths = hiddenPathsOf(config, suite);
+  const budget = createBudget(config.maxCostTotalUsd);
   const jobs: TrialJob[] = [];
   let skipped = 0;
   // A run no trial has started in reads no file to plan.
@@ -250,6 +253,7 @@ async function runLocked(
       // Infra errors are the lab's or the environment's fault, not the tool's: try them again.
       if (done !== null && done.outcome.kind !== "infra_error") {
         skipped++;
+        budget.add(done);
         continue;
       }
       jobs.push({ task, oracle, trial, paths, hiddenPaths, scratchDir });
@@ -272,6 +276,12 @@ async function runLocked(
     resumed,
   });
   for (const note of prepared.notes) reporter.emit({ type: "log", ...note });
+  if (budget.isReached() && jobs.length > 0)
+    reporter.emit({
+      type: "log",
+      level: "warn",
+      message: `run ${config.runId}: the cap is reached: ${budget.describe()}; no trial starts. Rerun with a higher --max-cost-total to continue.`,
+    });
 
   let done = 0;
   let failure: Error | null = null;
@@ -283,7 +293,9 @@ async function runLocked(
       toolVersion,
       reporter,
       signal,
+      mayStart: budget.mayStart,
       onResult: async (result) => {
+        budget.add(result);
         // The index is a cache that reports rebuild from result.json: never fail a run over it.
         await appendTrialIndex(run, result).catch(() => undefined);
         reporter.emit({ type: "trial:end", result, done: ++done, pending: jobs.length });
@@ -295,9 +307,33 @@ async function runLocked(
 
   // Each trial removed its own scratch; the run's folder goes too (left only if it is not empty).
   await rmdir(scratchDir).catch(() => undefined);
+  const stop = budget.stop();
   const status: RunStatus =
-    failure !== null ? "failed" : signal.aborted ? "cancelled" : "completed";
-  await writeJsonAtomic(run.runJson, { ...record, status, updatedAt: new Date().toISOString() });
+    failure !== null
+      ? "failed"
+      : signal.aborted
+        ? "cancelled"
+        : stop !== null
+          ? "stopped"
+          : "completed";
+  await writeJsonAtomic(run.runJson, {
+    ...record,
+    status,
+    updatedAt: new Date().toISOString(),
+    ...(status === "stopped" && stop !== null ? { budgetStop: stop } : {}),
+  });
+  if (status === "stopped" && stop !== null)
+    reporter.emit({
+      type: "log",
+      level: "warn",
+      message: `run ${config.runId} stopped for budget: spent ${usd(stop.spentUsd)} of --max-cost-total ${usd(stop.maxCostUsd)}; ${String(stop.notStarted)} trial(s) not started. Rerun the same command with a higher --max-cost-total to continue.`,
+    });
+  if (budget.noneReported(done + skipped))
+    reporter.emit({
+      type: "log",
+      level: "warn",
+      message: `run ${config.runId}: no trial reported a cost; --max-cost-total counts a trial without one as $0, so it cannot stop this run.`,
+    });
   const results = await readTrialResults(run);
   const summary = summarizeTrials(results);
   const warning = failureWarning(results, source, run);

@@ -6,3 +6,4 @@ export * from "./run-lock.js";
 export * from "./results-index.js";
 export * from "./tasks.js";
 export * from "./trial-files.js";
+export * from "./run-overview.js";

@@ -77,10 +77,13 @@ export const runRecordSchema = z.object({
   trials: z.number().int().positive(),
   taskIds: z.array(z.string()),
   config: z.record(z.string(), z.unknown()),
-  status: z.enum(["started", "completed", "failed", "cancelled"]),
+  status: z.enum(["started", "completed", "failed", "cancelled", "stopped"]),
   createdAt: z.string(),
   updatedAt: z.string(),
   label: z.string().optional(),
+  budgetStop: z
+    .object({ maxCostUsd: z.number(), spentUsd: z.number(), notStarted: z.number() })
+    .optional(),
   resumes: z
     .array(
       z.object({

@@ -29,7 +29,7 @@ describe("the CLI on bad input", () => {
     const result = await runLab(["rnu"], { cwd: root });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
-      'lab: unknown command "rnu". Commands: gen, scenarios, run, worker, report, regrade, plan, review, calibrate, audit, grade, tools, cache.',
+      'lab: unknown command "rnu". Commands: gen, scenarios, run, worker, report, runs, show, regrade, plan, review, calibrate, audit, grade, tools, cache.',
     );
   });
 
