@@ -35,7 +35,13 @@ export type RunEvent =
       readonly status: RunStatus;
       readonly summary: RunSummary;
     }
-  | { readonly type: "log"; readonly level: "info" | "warn"; readonly message: string }
+  | {
+      readonly type: "log";
+      readonly level: "info" | "warn";
+      readonly message: string;
+      /** Said once per run: a later log event with the same key is left out (`sayOnce`). */
+      readonly once?: string;
+    }
   | ProofEvent;
 
 /**

@@ -42,6 +42,7 @@ import { localExecutor, type TrialExecutor } from "./executor.js";
 import { createBudget, usd } from "./budget.js";
 import { failureWarning } from "./failure-warning.js";
 import { selectTasks } from "./select.js";
+import { sayOnce } from "./trial.js";
 
 /** What `runSuite` returns. */
 export interface RunResult {
@@ -140,11 +141,12 @@ export async function runSuite(
 /** runSuite's work, under the run's lock. */
 async function runLocked(
   config: RunConfig,
-  reporter: Reporter,
+  given: Reporter,
   signal: AbortSignal,
   options: RunSuiteOptions,
 ): Promise<RunResult> {
   const executor = options.executor ?? localExecutor;
+  const reporter = sayOnce(given);
   const suite = await loadSuite(config.suite, { evalsDir: config.evalsDir, cwd: config.cwd });
   const { source } = config;
   const selection = await selectTasks(suite, {

@@ -120,11 +120,14 @@ export async function runTrial(
     } else {
       const ran = await runToolInWorkTree(job, source.tool, config, scratch, timer, signal);
       if ("phase" in ran) return await infraError(ran.phase, ran.message, ran.code);
+      // A tool's telemetry is wrong the same way in every trial: the run says it once, and
+      // every trial's tool.log keeps its own.
       for (const warning of ran.warnings) {
         reporter.emit({
           type: "log",
           level: "warn",
-          message: `${task.info.id} #${String(job.trial)}: ${warning}`,
+          message: `${task.info.id} #${String(job.trial)}: ${warning} (said once per run; each trial's tool.log has it)`,
+          once: warning,
         });
         await appendFile(paths.toolLog, `lab: warning: ${warning}\n`);
       }
@@ -194,4 +197,21 @@ export async function runTrial(
 /** Whether a failure is the run's interruption rather than the trial's own. */
 function wasCancelled(error: unknown, signal: AbortSignal): boolean {
   return signal.aborted || (isLabError(error) && error.code === "CANCELLED");
+}
+
+/**
+ * The reporter a run's trials tell: a log event with a `once` key already said is left out, so
+ * what every trial meets (a tool's misspelt telemetry field) is said once, not once a trial.
+ */
+export function sayOnce(reporter: Reporter): Reporter {
+  const said = new Set<string>();
+  return {
+    emit(event) {
+      if (event.type === "log" && event.once !== undefined) {
+        if (said.has(event.once)) return;
+        said.add(event.once);
+      }
+      reporter.emit(event);
+    },
+  };
 }

@@ -3,7 +3,7 @@ import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { LabError, quoteShell, type Telemetry, type Tool } from "../core/index.js";
+import { closestNames, LabError, quoteShell, type Telemetry, type Tool } from "../core/index.js";
 import { runCommand } from "../process/index.js";
 
 /** A tool given as a command line, from lab.config.json or `--command`. */
@@ -64,7 +64,8 @@ export interface TelemetryRead {
 
 /**
  * Reads telemetry a command tool wrote to $LAB_TELEMETRY_FILE. Fields are checked one by one:
- * a bad field is dropped with a warning naming it, and the valid ones are kept. The tool made
+ * a bad field is dropped with a warning naming it (and the field it most likely meant, for a
+ * misspelt one: `costUSD`, `cost_usd`), and the valid ones are kept. The tool made
  * the file: a symlink is not followed (lab would read a host file for it) and a huge file is
  * not read. No file is no telemetry, not a problem.
  */
@@ -108,7 +109,10 @@ export async function readTelemetryFile(file: string): Promise<TelemetryRead> {
   const fields = telemetrySchema.shape;
   for (const [key, value] of Object.entries(raw)) {
     if (!(key in fields)) {
-      warnings.push(`unknown field "${key}" ignored`);
+      const near = closestNames(key, Object.keys(fields), 1)[0];
+      warnings.push(
+        `unknown field "${key}" ignored${near === undefined ? "" : `: did you mean ${near}?`}`,
+      );
       continue;
     }
     const parsed = fields[key as keyof typeof fields].safeParse(value);

@@ -362,3 +362,44 @@ describe('a "gold" entry in lab.config.json', () => {
     expect(result.code, result.stderr).toBe(0);
   });
 });
+
+describe("a tool's telemetry warnings", () => {
+  it("are said once per run, with a did-you-mean for a near miss", async () => {
+    const telemetry = JSON.stringify({ costUSD: 0.5, cost_usd: 1, inputTokens: 7, colour: 2 });
+    const result = await lab(
+      at(
+        "run",
+        "command",
+        "--suite",
+        "fixture",
+        "--trials",
+        "2",
+        "--sandbox",
+        "none",
+        "--run-id",
+        "telemetry-once",
+        "--command",
+        `printf '%s' '${telemetry}' > "$LAB_TELEMETRY_FILE"`,
+      ),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const warned = result.stderr.split("\n").filter((line) => line.includes("$LAB_TELEMETRY_FILE"));
+    expect(warned).toHaveLength(3);
+    expect(warned[0]).toMatch(
+      /^lab: warning: alpha #1: \$LAB_TELEMETRY_FILE: unknown field "costUSD" ignored: did you mean costUsd\? \(said once per run; each trial's tool.log has it\)$/,
+    );
+    expect(warned[1]).toContain('unknown field "cost_usd" ignored: did you mean costUsd?');
+    expect(warned[2]).toContain('unknown field "colour" ignored (said once');
+    // Every trial's own log keeps what was wrong with its telemetry.
+    for (const task of ["alpha", "beta"])
+      for (const trial of ["1", "2"]) {
+        const log = readFileSync(
+          path.join(runsDir, "telemetry-once", "trials", task, trial, "tool.log"),
+          "utf8",
+        );
+        expect(log).toContain(
+          'lab: warning: $LAB_TELEMETRY_FILE: unknown field "costUSD" ignored: did you mean costUsd?\n',
+        );
+      }
+  }, 180_000);
+});
