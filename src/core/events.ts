@@ -8,6 +8,8 @@ export type RunEvent =
       readonly runDir: string;
       readonly tool: string;
       readonly toolVersion: string;
+      /** The name reports give the tool (`--label`), when the run has one. */
+      readonly label?: string | undefined;
       readonly suite: string;
       /** Trials this invocation will attempt. */
       readonly pending: number;

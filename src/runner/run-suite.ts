@@ -272,6 +272,7 @@ async function runLocked(
     runDir: run.dir,
     tool: name,
     toolVersion,
+    label: record.label,
     suite: suite.name,
     pending: jobs.length,
     skipped,

@@ -22,6 +22,18 @@ export function describeVerdict(result: TrialResult, max = 120): string {
   }
 }
 
+/**
+ * A run's tool as its start line names it: its label first when it has one (the name reports
+ * give it), then the tool and its version; "unknown" is said as such, not as if it were the
+ * version (`command (version unknown)`, `mine (command, version unknown)`, `mine (aider 0.86)`).
+ */
+export function describeTool(tool: string, version: string, label?: string): string {
+  const known = version !== "unknown";
+  if (label === undefined || label === tool)
+    return known ? `${tool} ${version}` : `${tool} (version unknown)`;
+  return `${label} (${tool}${known ? ` ${version}` : ", version unknown"})`;
+}
+
 /** Cuts text to `max` characters, marking the cut. */
 function shorten(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
@@ -50,7 +62,7 @@ export function describeEventLine(event: RunEvent, paint: Paint, width?: number)
   switch (event.type) {
     case "run:start":
       return (
-        `lab: ${event.resumed ? "resuming" : "starting"} run ${event.runId}: ${event.tool} ${event.toolVersion} on ${event.suite}, ${String(event.pending)} trial(s) to do` +
+        `lab: ${event.resumed ? "resuming" : "starting"} run ${event.runId}: ${describeTool(event.tool, event.toolVersion, event.label)} on ${event.suite}, ${String(event.pending)} trial(s) to do` +
         (event.skipped > 0 ? `, ${String(event.skipped)} already done` : "")
       );
     case "trial:end": {

@@ -7,6 +7,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { commandProgram } from "../../src/tools/index.js";
+import { describeTool } from "../../src/ui/index.js";
 import { withDockerReclaimLock } from "../helpers/docker-reclaim-lock.js";
 import { addTask, writeFixtureSuite } from "../helpers/fixture-suite.js";
 import { startLab } from "../helpers/lab-process.js";
@@ -402,4 +403,38 @@ describe("a tool's telemetry warnings", () => {
         );
       }
   }, 180_000);
+});
+
+describe("a run's start line", () => {
+  it("names the tool by its --label, and says an unknown version as such", async () => {
+    const start = async (...args: string[]) => {
+      const result = await lab(
+        at(
+          "run",
+          "command",
+          "--suite",
+          "fixture",
+          "--tasks",
+          "alpha",
+          "--sandbox",
+          "none",
+          ...args,
+        ),
+      );
+      expect(result.code, result.stderr).toBe(0);
+      return result.stderr.split("\n")[0];
+    };
+    expect(await start("--command", "true", "--label", "mine", "--run-id", "labelled")).toBe(
+      "lab: starting run labelled: mine (command, version unknown) on fixture, 1 trial(s) to do",
+    );
+    // A resume without --label keeps the run's.
+    expect(await start("--command", "true", "--run-id", "labelled")).toBe(
+      "lab: resuming run labelled: mine (command, version unknown) on fixture, 0 trial(s) to do, 1 already done",
+    );
+    expect(await start("--command", "true", "--run-id", "unlabelled")).toBe(
+      "lab: starting run unlabelled: command (version unknown) on fixture, 1 trial(s) to do",
+    );
+    expect(describeTool("aider", "0.86.1", "mine")).toBe("mine (aider 0.86.1)");
+    expect(describeTool("gold", "1")).toBe("gold 1");
+  }, 120_000);
 });

@@ -112,7 +112,7 @@ describe.skipIf(redisServerPath === null)("a coordinator and its Redis, killed",
     const second = await runLab(runArgs("restarted", fixAndSleep(1)), { cwd: root });
     expect(second.code).toBe(0);
     expect(second.stderr).toContain(
-      `resuming run restarted: command unknown on fixture, ${String(TASKS.length - before)} trial(s) to do, ${String(before)} already done`,
+      `resuming run restarted: command (version unknown) on fixture, ${String(TASKS.length - before)} trial(s) to do, ${String(before)} already done`,
     );
     expect(second.stderr).toContain(
       `0 trial job(s) added, ${String(TASKS.length - before)} finished while no coordinator watched`,
