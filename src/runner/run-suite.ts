@@ -6,8 +6,10 @@ import {
   LabError,
   removeTree,
   SCHEMA_VERSION,
+  sourceDescription,
   sourceFingerprint,
   sourceName,
+  type ChangeSource,
   type Oracle,
   type Reporter,
   type RunRecord,
@@ -187,18 +189,11 @@ async function runLocked(
   const resumed = existsSync(run.runJson);
   if (resumed) {
     const earlier = await readRunRecord(run);
-    const mismatch =
-      earlier.suite !== suite.name
-        ? `suite "${earlier.suite}"`
-        : earlier.tool !== name
-          ? `tool "${earlier.tool}"`
-          : earlier.toolFingerprint !== sourceFingerprint(source)
-            ? "a different command line"
-            : null;
+    const mismatch = describeMismatch(earlier, suite.name, source);
     if (mismatch !== null) {
       throw new LabError(
         "RUN_CONFLICT",
-        `Run "${config.runId}" in ${run.dir} was made with ${mismatch}; resuming it with this one would mix results.`,
+        `Run "${config.runId}" in ${run.dir} was made ${mismatch}; resuming it with this one would mix results.`,
         {
           hint: "Pass another --run-id to start a new run, or delete that folder.",
         },
@@ -345,6 +340,22 @@ async function runLocked(
   reporter.emit({ type: "run:end", runId: config.runId, runDir: run.dir, status, summary });
   if (failure !== null) throw failure;
   return { runId: config.runId, runDir: run.dir, status, summary, results };
+}
+
+/**
+ * How an earlier run differs from what would resume it, as "was made ..." goes on; null when it
+ * may be resumed. Predictions are told apart by their file's contents: the same file changed
+ * since is said so, naming it, as is another file.
+ */
+function describeMismatch(earlier: RunRecord, suite: string, source: ChangeSource): string | null {
+  if (earlier.suite !== suite) return `with suite "${earlier.suite}"`;
+  if (earlier.tool !== sourceName(source)) return `with tool "${earlier.tool}"`;
+  if (earlier.toolFingerprint === sourceFingerprint(source)) return null;
+  if (source.kind === "tool") return "with a different command line";
+  const made = earlier.config.toolCommand;
+  return made === sourceDescription(source)
+    ? `from the predictions file ${source.origin} as it was then: it has changed since`
+    : `from other predictions than ${source.origin}${typeof made === "string" ? ` (run.json: ${made})` : ""}`;
 }
 
 /**

@@ -438,3 +438,49 @@ describe("a run's start line", () => {
     expect(describeTool("gold", "1")).toBe("gold 1");
   }, 120_000);
 });
+
+describe("resuming a predictions run with a changed file", () => {
+  it("says the predictions file changed, naming it", async () => {
+    const gold = readFileSync(
+      path.join(evalsDir, "fixture", "oracle", "alpha", "gold.patch"),
+      "utf8",
+    );
+    const write = (file: string, patch: string) => {
+      writeFileSync(
+        path.join(root, file),
+        `${JSON.stringify({ instance_id: "alpha", model_name_or_path: "m", model_patch: patch })}\n`,
+      );
+    };
+    const run = (file: string) =>
+      lab(
+        at(
+          "run",
+          "predictions",
+          "--predictions",
+          file,
+          "--suite",
+          "fixture",
+          "--tasks",
+          "alpha",
+          "--run-id",
+          "preds",
+        ),
+      );
+    write("preds.jsonl", gold);
+    const first = await run("preds.jsonl");
+    expect(first.code, first.stderr).toBe(0);
+    write("preds.jsonl", "");
+    const changed = await run("preds.jsonl");
+    expect(changed.stderr).toContain(
+      `Run "preds" in ${path.join(runsDir, "preds")} was made from the predictions file preds.jsonl as it was then: it has changed since; resuming it with this one would mix results.`,
+    );
+    expect(changed.stderr).not.toContain("command line");
+    expect(changed.code).toBe(1);
+    write("other.jsonl", "");
+    const other = await run("other.jsonl");
+    expect(other.stderr).toContain(
+      `was made from other predictions than other.jsonl (run.json: Grades ${path.join(root, "preds.jsonl")} (m)); resuming it`,
+    );
+    expect(other.code).toBe(1);
+  }, 120_000);
+});
