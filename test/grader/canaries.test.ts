@@ -111,6 +111,22 @@ function interpreters(): string[] {
   return found;
 }
 
+/** A Python 3.11 environment with pytest 8.3.4, for running planted modules. */
+function pytestEnvironment(): ReturnType<typeof prepareEnvironment> {
+  return prepareEnvironment(
+    {
+      python: "3.11",
+      pins: ["pytest==8.3.4", "pluggy==1.5.0", "iniconfig==2.0.0", "packaging==24.2"],
+      preInstall: [],
+      install: "true",
+      testCommand: "pytest -rA",
+      env: {},
+      logParser: "pytest",
+    },
+    testEnvironment(),
+  );
+}
+
 describe("planted canaries", () => {
   const requests = [
     { mustFail: false, carriesSentinel: false },
@@ -153,18 +169,7 @@ describe("planted canaries", () => {
   });
 
   it("run as they must under pytest: copies pass, must-fail ones fail on an assertion about the project's names, whatever the project does", async () => {
-    const prepared = await prepareEnvironment(
-      {
-        python: "3.11",
-        pins: ["pytest==8.3.4", "pluggy==1.5.0", "iniconfig==2.0.0", "packaging==24.2"],
-        preInstall: [],
-        install: "true",
-        testCommand: "pytest -rA",
-        env: {},
-        logParser: "pytest",
-      },
-      testEnvironment(),
-    );
+    const prepared = await pytestEnvironment();
     for (const [label, code] of [
       [
         "right",
@@ -356,18 +361,7 @@ describe("planted canaries", () => {
   });
 
   it("never run a statement of their model that acts: a test's side effects happen once", async () => {
-    const prepared = await prepareEnvironment(
-      {
-        python: "3.11",
-        pins: ["pytest==8.3.4", "pluggy==1.5.0", "iniconfig==2.0.0", "packaging==24.2"],
-        preInstall: [],
-        install: "true",
-        testCommand: "pytest -rA",
-        env: {},
-        logParser: "pytest",
-      },
-      testEnvironment(),
-    );
+    const prepared = await pytestEnvironment();
     const module = [
       '"""Each test writes a line; a canary that ran its model would write one more."""',
       "import os",
