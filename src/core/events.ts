@@ -35,7 +35,10 @@ export type RunEvent =
       readonly runId: string;
       readonly runDir: string;
       readonly status: RunStatus;
+      /** The run's trials as stored, this invocation's and earlier ones'. */
       readonly summary: RunSummary;
+      /** Trials this invocation planned: those already done it skipped and those it attempted. */
+      readonly planned: number;
     }
   | {
       readonly type: "log";

@@ -337,7 +337,14 @@ async function runLocked(
   const warning = failureWarning(results, source, run);
   if (warning !== null)
     reporter.emit({ type: "log", level: "warn", message: `run ${config.runId}: ${warning}` });
-  reporter.emit({ type: "run:end", runId: config.runId, runDir: run.dir, status, summary });
+  reporter.emit({
+    type: "run:end",
+    runId: config.runId,
+    runDir: run.dir,
+    status,
+    summary,
+    planned: skipped + jobs.length,
+  });
   if (failure !== null) throw failure;
   return { runId: config.runId, runDir: run.dir, status, summary, results };
 }

@@ -82,9 +82,20 @@ export function describeEventLine(event: RunEvent, paint: Paint, width?: number)
       return `${head}${colored}${tail}`;
     }
     case "run:end": {
-      const { summary } = event;
+      const { summary, planned } = event;
+      // A trial is done once graded: an infra error is tried again on resume.
+      const done = summary.trials - summary.infraErrors;
+      const resolved = String(summary.resolved);
+      // A run that stopped short says how much of its plan is done, not only what ran; one
+      // whose folder holds more trials than this command named says whose they are.
+      const counts =
+        done < planned
+          ? `${String(done)} of ${String(planned)} trials done, ${resolved} resolved`
+          : summary.trials > planned
+            ? `${resolved}/${String(done)} resolved over the run's ${String(summary.trials)} trials (this command named ${String(planned)})`
+            : `${resolved}/${String(done)} resolved`;
       return (
-        `lab: run ${event.runId} ${event.status}: ${String(summary.resolved)}/${String(summary.trials - summary.infraErrors)} resolved` +
+        `lab: run ${event.runId} ${event.status}: ${counts}` +
         (summary.infraErrors > 0 ? `, ${String(summary.infraErrors)} infra error(s)` : "") +
         `; results in ${event.runDir}`
       );

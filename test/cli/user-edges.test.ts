@@ -484,3 +484,46 @@ describe("resuming a predictions run with a changed file", () => {
     expect(other.code).toBe(1);
   }, 120_000);
 });
+
+describe("a run's end line", () => {
+  it("counts what the command named against the run's own trials, and a short run against its plan", async () => {
+    const first = await lab(
+      at(
+        "run",
+        "gold",
+        "--suite",
+        "fixture",
+        "--tasks",
+        "alpha",
+        "--trials",
+        "2",
+        "--run-id",
+        "counted",
+        "--sandbox",
+        "none",
+      ),
+    );
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toContain("lab: run counted completed: 2/2 resolved; results in ");
+    // Resumed naming one trial of the two the run holds: the end line says whose they are.
+    const again = await lab(
+      at(
+        "run",
+        "gold",
+        "--suite",
+        "fixture",
+        "--tasks",
+        "alpha",
+        "--run-id",
+        "counted",
+        "--sandbox",
+        "none",
+      ),
+    );
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain("0 trial(s) to do, 1 already done");
+    expect(again.stderr).toContain(
+      "lab: run counted completed: 2/2 resolved over the run's 2 trials (this command named 1); results in ",
+    );
+  }, 180_000);
+});
