@@ -46,6 +46,9 @@ if [ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ] && [ "${LAB_SKIP_NODE24:-}" !=
   # /tmp of their own, in a folder whose name has a space. The copy shares this checkout's
   # test caches (environments, installed tools), so it builds nothing twice.
   clone_parent=$(mktemp -d "/tmp/lab ci.XXXXXX")
+  # mktemp makes it 0700; a clone is readable by others (the capture test runs as an
+  # unprivileged user when root, and must reach the checkout).
+  chmod 755 "$clone_parent"
   trap 'lab_stop_docker; rm -rf "$clone_parent"' EXIT
   clone="$clone_parent/lab clone"
   mkdir "$clone"
