@@ -44,6 +44,8 @@ export interface ModelModule {
   readonly projectNames: readonly string[];
   /** The words of its identifiers (`parse_url`, `parseUrl` give parse, url), most used first. */
   readonly vocabulary: readonly string[];
+  /** The words that stand as whole names in it outside its tests' `def` lines (`standaloneWords`). */
+  readonly standalone: ReadonlySet<string>;
 }
 
 /**
@@ -219,6 +221,20 @@ export function vocabularyOf(lines: readonly string[]): string[] {
   return [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([word]) => word);
 }
 
+/**
+ * The words a canary's name may use: those that stand as whole names in the module outside its
+ * test functions' `def` lines (`parse` of `value = parse(text)`, not of `parse_url` alone), so no
+ * word of a canary's name is found in the module only in that name.
+ */
+export function standaloneWords(lines: readonly string[]): Set<string> {
+  const words = new Set<string>();
+  for (const line of lines) {
+    if (/^\s*def\s+test/.test(line)) continue;
+    for (const match of line.matchAll(/\w+/g)) words.add(match[0]);
+  }
+  return words;
+}
+
 /** The module's tests, imports and words. */
 export function readModelModule(lines: readonly string[]): ModelModule {
   return {
@@ -226,5 +242,6 @@ export function readModelModule(lines: readonly string[]): ModelModule {
     tests: findModelTests(lines),
     projectNames: projectNamesOf(lines),
     vocabulary: vocabularyOf(lines),
+    standalone: standaloneWords(lines),
   };
 }

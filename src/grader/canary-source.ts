@@ -72,20 +72,6 @@ function models(module: ModelModule, style: CanaryStyle): ModelTest[] {
 }
 
 /**
- * The words a canary's name may use: those that stand as whole names in the module outside its
- * test functions' `def` lines (`parse` of `value = parse(text)`, not of `parse_url` alone), so no
- * word of a canary's name is found in the module only in that name.
- */
-function standaloneWords(module: ModelModule): Set<string> {
-  const words = new Set<string>();
-  for (const line of module.lines) {
-    if (/^\s*def\s+test/.test(line)) continue;
-    for (const match of line.matchAll(/\w+/g)) words.add(match[0]);
-  }
-  return words;
-}
-
-/**
  * A test name from the module's words, free in the module: the first words of the model's name
  * and one or two of the module's, as a neighbour would be named. Every word also stands alone
  * in the module, as a name or a word of a string or comment.
@@ -98,7 +84,7 @@ export function canaryName(
   others = "",
 ): string {
   const text = `${module.lines.join("\n")}\n${others}`;
-  const standalone = standaloneWords(module);
+  const { standalone } = module;
   const modelWords = model.name
     .replace(/^test_?/, "")
     .split("_")
