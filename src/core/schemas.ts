@@ -101,6 +101,7 @@ export const gradeSchema = z.object({
             file: z.string(),
             mustFail: z.boolean(),
             carriesSentinel: z.boolean(),
+            model: z.string().optional(),
           }),
         )
         .optional(),

@@ -182,6 +182,8 @@ export interface PlantedCanary {
   readonly mustFail: boolean;
   /** It registers the exit handler that prints the sentinel. */
   readonly carriesSentinel: boolean;
+  /** The module's test it was made from; absent in grades made before it was stored. */
+  readonly model?: string | undefined;
 }
 
 /** What a tool said about itself after a trial; every field optional. */

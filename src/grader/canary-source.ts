@@ -25,10 +25,12 @@ export interface CanaryFunction {
   readonly mustFail: boolean;
   /** Whether it registers the end-of-process sentinel (runners without lab's runner guard). */
   readonly carriesSentinel: boolean;
+  /** The name of the module's test it was made from, when it is written. */
+  readonly model?: string | undefined;
 }
 
 /** What a canary function needs said about it before its text is made. */
-export type CanaryRequest = Omit<CanaryFunction, "name">;
+export type CanaryRequest = Omit<CanaryFunction, "name" | "model">;
 
 /**
  * The runner a module's canaries are written for: pytest takes functions and methods of test
@@ -147,30 +149,68 @@ function projectExpressions(module: ModelModule, body: readonly string[]): strin
   return used.length > 0 ? used : [...module.projectNames];
 }
 
-/** An assertion that cannot hold, about `value`; `local` is a name the body does not use. */
-function impossible(
+/**
+ * One assertion that cannot hold, about `values` (project names, the first always there), on
+ * exactly `lines` lines, so the canary keeps its model's line count whatever it replaced: a
+ * statement of several lines gives one assertion spread over as many, its brackets open across
+ * them as the module's own long assertions are.
+ */
+export function impossible(
   random: Random,
-  value: string,
-  local: string,
+  values: readonly string[],
   unittest: boolean,
-  linesMost: number,
+  lines: number,
 ): string[] {
-  const shapes: (() => string[])[] = unittest
-    ? [
-        () => [`self.assertFalse([${value}])`],
-        () => [`self.assertEqual([${value}], [])`],
-        () => [`self.assertIn(${value}, ())`],
-        () => [`${local} = ${value}`, `self.assertIsNot(${local}, ${local})`],
-      ]
-    : [
-        () => [`assert not [${value}]`],
-        () => [`assert [${value}] == []`],
-        () => [`assert ${value} in ()`],
-        () => [`assert (${value},) == ()`],
-        () => [`${local} = ${value}`, `assert ${local} is not ${local}`],
-      ];
-  const fitting = shapes.map((shape) => shape()).filter((lines) => lines.length <= linesMost);
-  return pick(random, fitting.length > 0 ? fitting : shapes.map((shape) => shape()));
+  const first = values[0] as string;
+  if (lines <= 1) {
+    const shapes = unittest
+      ? [
+          `self.assertFalse([${first}])`,
+          `self.assertEqual([${first}], [])`,
+          `self.assertIn(${first}, ())`,
+        ]
+      : [
+          `assert not [${first}]`,
+          `assert [${first}] == []`,
+          `assert ${first} in ()`,
+          `assert (${first},) == ()`,
+        ];
+    return [pick(random, shapes)];
+  }
+  // A non-empty list or tuple, its bracket open from the first line to the last.
+  const [open, close, tuple] = pick<readonly [string, string, boolean]>(
+    random,
+    unittest
+      ? [
+          ["self.assertEqual([", "], [])", false],
+          ["self.assertFalse([", "])", false],
+        ]
+      : [
+          ["assert not [", "]", false],
+          ["assert [", "] == []", false],
+          ["assert (", ") == ()", true],
+        ],
+  );
+  if (lines === 2) return [open, `    ${first}${tuple ? "," : ""}${close}`];
+  const inner = Array.from({ length: lines - 2 }, (_, index) =>
+    index === 0 ? first : pick(random, values),
+  );
+  return [open, ...inner.map((value) => `    ${value},`), close];
+}
+
+/**
+ * `original`'s lines with its lines of code replaced by `make(count)`'s, its blank and comment
+ * lines left where they were (inside the replacement's brackets, where Python allows them): the
+ * replacement has the lines, blank lines and comments of what it replaced.
+ */
+function keepingLayout(
+  original: readonly string[],
+  make: (count: number) => readonly string[],
+): string[] {
+  const isCode = (line: string): boolean => /^\s*[^\s#]/.test(line);
+  const made = make(original.filter(isCode).length);
+  let next = 0;
+  return original.map((line) => (isCode(line) ? (made[next++] as string) : line));
 }
 
 /** An assertion that holds whenever `value` can be made. */
@@ -228,13 +268,14 @@ function canaryFrom(
     const expressions = projectExpressions(module, whole);
     if (expressions.length === 0 && model.container === null) return null;
     const value = expressions.length > 0 ? pick(random, expressions) : "self";
-    const text = lines.slice(model.start, model.end).join("\n");
-    const local = module.vocabulary.find((word) => !new RegExp(`\\b${word}\\b`).test(text)) ?? "_v";
+    const values = [value, ...expressions.filter((other) => other !== value)];
     return [
       ...head,
       ...opening,
       ...lines.slice(model.def + 1, from),
-      ...impossible(random, value, local, unittest, to - from).map((line) => `${indent}${line}`),
+      ...keepingLayout(lines.slice(from, to), (count) =>
+        impossible(random, values, unittest, count).map((line) => `${indent}${line}`),
+      ),
       ...lines.slice(to, model.end),
     ];
   }
@@ -293,7 +334,11 @@ export function insertCanaries(
         random,
         request.mustFail && preferred.length > 0 && attempt < 4 ? preferred : candidates,
       );
-      const canary = { ...request, name: canaryName(random, module, model, taken, others) };
+      const canary = {
+        ...request,
+        name: canaryName(random, module, model, taken, others),
+        model: model.name,
+      };
       const text = canaryFrom(random, module, model, canary, sentinel);
       if (text === null) continue;
       const siblings = module.tests.filter(

@@ -137,11 +137,12 @@ export function countCanaries(planted: PlantedCanaries): GradeCanaries {
     mustPass: planted.canaries.length - mustFail,
     mustFail,
     files: new Set(planted.canaries.map((canary) => canary.file)).size,
-    planted: planted.canaries.map(({ name, file, mustFail: fails, carriesSentinel }) => ({
+    planted: planted.canaries.map(({ name, file, mustFail: fails, carriesSentinel, model }) => ({
       name,
       file,
       mustFail: fails,
       carriesSentinel,
+      ...(model === undefined ? {} : { model }),
     })),
     sentinel: planted.sentinel,
     guard: planted.guard,

@@ -282,6 +282,94 @@ describe("planted canaries", () => {
     expect(checked).toBeGreaterThan(500);
   });
 
+  it("keep their model's layout to the line when the statement replaced spans several (the size forger's tell)", () => {
+    // A statement of several lines, with a blank line and a comment inside, replaced first.
+    const spread = [
+      "from mypkg import parse, render",
+      "",
+      "",
+      "def test_spread():",
+      "    with parse.context(  # opens a context",
+      "",
+      "        # the text",
+      '        "1",',
+      "    ) as value:",
+      "        assert value == 1",
+      '    assert render("x")',
+      "",
+    ].join("\n");
+    const layout = (lines: readonly string[]): string =>
+      lines
+        .map((line) => (line.trim() === "" ? "_" : line.trim().startsWith("#") ? "#" : "x"))
+        .join("");
+    const sources: { label: string; source: string; prefer: string[] }[] = [
+      { label: "spread", source: spread, prefer: ["test_spread"] },
+    ];
+    // Every starter task's hidden modules, the tests that must start passing preferred as a grade does.
+    const starter = path.join(repoRoot, "evals", "starter");
+    for (const task of readdirSync(path.join(starter, "tasks")).sort()) {
+      const repo = tempDir();
+      execFileSync("bash", [path.join(starter, "tasks", task, "setup.sh"), repo]);
+      const testPatch = path.join(starter, "oracle", task, "test.patch");
+      execFileSync("git", ["apply", testPatch], { cwd: repo });
+      const failToPass = (
+        JSON.parse(readFileSync(path.join(starter, "oracle", task, "tests.json"), "utf8")) as {
+          FAIL_TO_PASS: string[];
+        }
+      ).FAIL_TO_PASS;
+      for (const match of readFileSync(testPatch, "utf8").matchAll(/^\+\+\+ b\/(\S+\.py)$/gm))
+        sources.push({
+          label: `${task} ${match[1]!}`,
+          source: readFileSync(path.join(repo, match[1]!), "utf8"),
+          prefer: failToPass.map((id) => id.split("::").at(-1)!),
+        });
+    }
+    let spreadOnes = 0;
+    const written: string[] = [];
+    for (const { label, source, prefer } of sources) {
+      for (let seed = 1; seed <= 25; seed++) {
+        const { text, canaries } = insertCanaries(
+          source,
+          requests,
+          seededRandom(seed),
+          "s",
+          "pytest",
+          "",
+          prefer,
+        );
+        const tests = findModelTests(text.split("\n"));
+        const lines = text.split("\n");
+        const body = (name: string): string[] => {
+          const test = tests.find((candidate) => candidate.name === name)!;
+          return lines.slice(test.def + 1, test.end);
+        };
+        for (const canary of canaries.filter((one) => one.mustFail)) {
+          const copy = body(canary.name);
+          const model = body(canary.model!);
+          expect(layout(copy), `${label} ${canary.name} from ${canary.model!}\n${text}`).toBe(
+            layout(model),
+          );
+          if (label === "spread") {
+            expect(copy.slice(1, 3)).toEqual(["", "        # the text"]);
+            spreadOnes++;
+          }
+        }
+        written.push(text);
+      }
+    }
+    expect(spreadOnes).toBeGreaterThan(20);
+    // All of them compile (one interpreter for all: a file each, compiled in turn).
+    const folder = tempDir();
+    written.forEach((text, index) =>
+      writeFileSync(path.join(folder, `m${String(index)}.py`), text),
+    );
+    execFileSync("python3", [
+      "-c",
+      "import glob,sys\nfor f in glob.glob(sys.argv[1] + '/*.py'): compile(open(f).read(), f, 'exec')",
+      folder,
+    ]);
+  });
+
   it("put a must-fail one after the module's last test, the other among them (the place forgers' tells)", () => {
     const module = [
       "from mypkg import parse",
