@@ -360,9 +360,8 @@ describe("planted canaries", () => {
     expect(spreadOnes).toBeGreaterThan(20);
     // All of them compile (one interpreter for all: a file each, compiled in turn).
     const folder = tempDir();
-    written.forEach((text, index) =>
-      writeFileSync(path.join(folder, `m${String(index)}.py`), text),
-    );
+    for (const [index, text] of written.entries())
+      writeFileSync(path.join(folder, `m${String(index)}.py`), text);
     execFileSync("python3", [
       "-c",
       "import glob,sys\nfor f in glob.glob(sys.argv[1] + '/*.py'): compile(open(f).read(), f, 'exec')",
