@@ -144,7 +144,7 @@ export async function plantCanaries(
   if (plan.style === null) return null;
   const token = randomHex(random);
   const sentinel = `lab-canaries-done ${token}`;
-  const guarded = plan.style === "pytest";
+  const guarded = plan.style === "pytest" || plan.style === "sympy";
   const planted: (CanaryFunction & { file: string })[] = [];
   const sources = new Map<string, string>();
   for (const file of plan.files) {

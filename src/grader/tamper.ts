@@ -15,6 +15,11 @@ const TEST_MACHINERY_FILES: readonly { readonly pattern: RegExp; readonly what: 
   { pattern: /(^|\/)\.pytest\.ini$/, what: "pytest's settings (.pytest.ini)" },
   { pattern: /(^|\/)(sitecustomize|usercustomize)\.py$/, what: "a module Python runs at start-up" },
   { pattern: /\.pth$/, what: "a .pth file (run at start-up)" },
+  // SymPy's test runner is the project's own code: a change to it can rewrite what it reports.
+  {
+    pattern: /(^|\/)sympy\/(utilities|testing)\/runtests\.py$|^bin\/test$/,
+    what: "SymPy's test runner (runtests.py, bin/test)",
+  },
 ];
 
 /**

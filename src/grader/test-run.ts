@@ -44,8 +44,8 @@ export async function applyTestPatch(
  * Runs the plan's test command in the grade's sandbox, with its services on loopback, between
  * upstream's output markers; the log ends with upstream's exit code line. Pre-test lines run
  * first in the same shell, before the start marker as upstream's eval script has them: that
- * shell then prints the marker itself, after them. With a `guard` token, pytest loads lab's
- * runner guard (`runner-guard.ts`).
+ * shell then prints the marker itself, after them. With a `guard` token, pytest or SymPy's
+ * bin/test loads lab's runner guard (`runner-guard.ts`).
  */
 export async function runHiddenTests(
   plan: GradingPlan,
@@ -62,15 +62,16 @@ export async function runHiddenTests(
     startServices(plan.services, { environment: plan.machine, logDir: scratchDir, signal }),
   );
   const testEnv = withServices(open.gradeEnv.testEnv, services);
-  // lab's runner guard (pytest), read-only to the tests like the services' folders.
+  // lab's runner guard (pytest, SymPy), read-only to the tests like the services' folders.
+  const runner = plan.canaries.style === "sympy" ? "sympy" : "pytest";
   const guardDir =
-    guard === null ? null : await writeRunnerGuard(path.join(scratchDir, "lab-guard"));
+    guard === null ? null : await writeRunnerGuard(path.join(scratchDir, "lab-guard"), runner);
   const env = {
     ...open.runEnv,
     ...testEnv,
     ...(guardDir === null || guard === null
       ? {}
-      : runnerGuardEnv(guardDir, guard, { ...open.runEnv, ...testEnv })),
+      : runnerGuardEnv(guardDir, guard, { ...open.runEnv, ...testEnv }, runner)),
   };
   const shown = guardDir === null ? services.pythonPath : [...services.pythonPath, guardDir];
   const testRun = await timer

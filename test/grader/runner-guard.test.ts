@@ -138,3 +138,141 @@ describe("lab's runner guard", () => {
     }, 600_000);
   }
 });
+
+/** SymPy's runner as bin/test drives it, over one test file, in a child Python with --fork. */
+const SYMPY_DRIVER = `import subprocess
+import sys
+
+if sys.argv[1] == "--fork":
+    sys.exit(subprocess.call([sys.executable, "-R", sys.argv[0]] + sys.argv[2:]))
+import sympy
+try:
+    from sympy.testing.runtests import PyTestReporter, SymPyTests
+except ImportError:
+    from sympy.utilities.runtests import PyTestReporter, SymPyTests
+reporter = PyTestReporter(verbose=True, colors=False)
+tests = SymPyTests(reporter)
+tests._testfiles = [sys.argv[1]]
+sys.exit(not tests.test())
+`;
+
+/** What a package imported by the tests does to SymPy's runner. */
+const SYMPY_REWIRINGS: Record<string, { code: string; named: RegExp }> = {
+  "the reporter's test_fail made a pass": {
+    code: [
+      "import importlib as _il",
+      "for _name in ('sympy.testing.runtests', 'sympy.utilities.runtests'):",
+      "    try:",
+      "        _r = _il.import_module(_name).PyTestReporter",
+      "    except (ImportError, AttributeError):",
+      "        continue",
+      "    _r.test_fail = lambda self, *a, **k: self.test_pass()",
+    ].join("\n"),
+    named: /runtests\.PyTestReporter\.test_fail was replaced/,
+  },
+  "the test class's test_file wrapped": {
+    code: [
+      "import importlib as _il",
+      "for _name in ('sympy.testing.runtests', 'sympy.utilities.runtests'):",
+      "    try:",
+      "        _t = _il.import_module(_name).SymPyTests",
+      "    except (ImportError, AttributeError):",
+      "        continue",
+      "    _orig = _t.test_file",
+      "    _t.test_file = lambda self, *a, **k: _orig(self, *a, **k)",
+    ].join("\n"),
+    named: /runtests\.SymPyTests\.test_file was replaced/,
+  },
+};
+
+describe("lab's runner guard for SymPy's bin/test", () => {
+  const ERAS_SYMPY = [
+    { python: "3.9", pins: ["sympy==1.1.1", "mpmath==1.3.0"] },
+    { python: "3.9", pins: ["sympy==1.12", "mpmath==1.3.0"] },
+  ];
+
+  function sympyProject(init: string): string {
+    const dir = tempDir();
+    mkdirSync(path.join(dir, "pkg"));
+    writeFileSync(path.join(dir, "pkg", "__init__.py"), `${init}\n`);
+    writeFileSync(path.join(dir, "run.py"), SYMPY_DRIVER);
+    writeFileSync(
+      path.join(dir, "test_it.py"),
+      "import pkg\n\n\ndef test_one():\n    assert pkg is not None\n\n\ndef test_two():\n    assert 1 + 1 == 3\n",
+    );
+    return dir;
+  }
+
+  function runSympy(prepared: PreparedEnvironment, dir: string, guard: string, token: string) {
+    const env = runnerGuardEnv(
+      guard,
+      token,
+      { PYTHONPATH: `${dir}${path.delimiter}${prepared.sitePackages}` },
+      "sympy",
+    );
+    const run = spawnSync(prepared.python.path, ["run.py", "--fork", "test_it.py"], {
+      cwd: dir,
+      env: { PATH: "/usr/bin:/bin", ...env },
+      encoding: "utf8",
+    });
+    return { status: run.status, log: `${run.stdout}${run.stderr}` };
+  }
+
+  for (const era of ERAS_SYMPY) {
+    it(`under sympy ${era.pins[0]!.split("==")[1]!}, in the child that runs the tests: says nothing of an honest run, names each rewiring, and ends the session before the project's exit handlers`, async () => {
+      const prepared = await prepareEnvironment(
+        { ...spec(era), testCommand: "bin/test -C --verbose", logParser: "sympy" },
+        testEnvironment(),
+      );
+      const guard = await writeRunnerGuard(tempDir(), "sympy");
+      const honest = runSympy(prepared, sympyProject("VALUE = 1"), guard, "s0k");
+      expect(honest.status, honest.log).toBe(1);
+      expect(honest.log, honest.log).toMatch(/test_one ok/);
+      expect(honest.log).toMatch(/test_two F/);
+      // The parent and the child each load it; the child's sentinel follows its results.
+      expect(honest.log.split("\nlab-runner-guard s0k\n")).toHaveLength(3);
+      expect(honest.log.indexOf("lab-canaries-done s0k")).toBeGreaterThan(
+        honest.log.indexOf("test_two F"),
+      );
+      expect(readRunnerGuard(honest.log, "s0k")).toEqual({ loaded: true, changed: [] });
+      for (const [what, rewiring] of Object.entries(SYMPY_REWIRINGS)) {
+        const run = runSympy(prepared, sympyProject(rewiring.code), guard, "s1k");
+        const read = readRunnerGuard(run.log, "s1k");
+        expect(read.changed.join("; "), `${what}: ${run.log}`).toMatch(rewiring.named);
+      }
+      // A handler the project registers prints after the sentinel: the results it forges show.
+      const late = runSympy(
+        prepared,
+        sympyProject("import atexit\natexit.register(lambda: print('test_two ok'))"),
+        guard,
+        "s2k",
+      );
+      const sentinelAt = late.log.indexOf("lab-canaries-done s2k");
+      expect(sentinelAt, late.log).toBeGreaterThan(-1);
+      expect(late.log.lastIndexOf("test_two ok")).toBeGreaterThan(sentinelAt);
+    }, 600_000);
+  }
+
+  it("keeps the environment's own sitecustomize running, and leaves lab's folder out of sys.path", async () => {
+    const guard = await writeRunnerGuard(tempDir(), "sympy");
+    const site = tempDir();
+    writeFileSync(path.join(site, "sitecustomize.py"), "import os\nos.environ['SITE_RAN'] = '1'\n");
+    const run = spawnSync(
+      "python3",
+      [
+        "-c",
+        "import os, sys; print(os.environ.get('SITE_RAN'), os.path.realpath(sys.argv[1]) in [os.path.realpath(p) for p in sys.path if p])",
+        guard,
+      ],
+      {
+        env: {
+          PATH: "/usr/bin:/bin",
+          ...runnerGuardEnv(guard, "s3k", { PYTHONPATH: site }, "sympy"),
+        },
+        encoding: "utf8",
+      },
+    );
+    expect(run.stdout).toContain("lab-runner-guard s3k");
+    expect(run.stdout).toContain("1 False");
+  });
+});

@@ -69,6 +69,10 @@ describe("detectTestTampering", () => {
       diff("lib/zz.pth", ["import hack"], { isNew: true }),
       diff("_pytest/runner.py", ["x = 1"], { isNew: true }),
       diff("pytest.py", ["x = 1"], { isNew: true }),
+      diff("sympy/utilities/runtests.py", ["    def test_fail(self, exc_info):"], {
+        context: ["class PyTestReporter(Reporter):"],
+      }),
+      diff("bin/test", ["import sympy"], { context: ["import sys"] }),
     ].join("");
     expect(detectTestTampering(patch, testPatch)).toEqual([
       "pytest.ini: adds pytest's settings (pytest.ini)",
@@ -76,6 +80,8 @@ describe("detectTestTampering", () => {
       "lib/zz.pth: adds a .pth file (run at start-up)",
       "_pytest/runner.py: adds a module shadowing pytest itself",
       "pytest.py: adds a module shadowing pytest itself",
+      "sympy/utilities/runtests.py: changes SymPy's test runner (runtests.py, bin/test)",
+      "bin/test: changes SymPy's test runner (runtests.py, bin/test)",
     ]);
   });
 
