@@ -327,12 +327,20 @@ export function insertCanaries(
   const canaries: CanaryFunction[] = [];
   if (candidates.length === 0) return { text: source, canaries };
   let lastTaken = false;
+  // Must-fail ones copy different hidden tests while there are some left: a forger that leaves
+  // near-duplicate pairs alone then leaves that many tests that must start passing failing.
+  const copied = new Set<string>();
+  const preferred = candidates.filter((test) => prefer.includes(test.name));
   for (const request of requests) {
     for (let attempt = 0; attempt < 8; attempt++) {
-      const preferred = candidates.filter((test) => prefer.includes(test.name));
+      const fresh = preferred.filter((test) => !copied.has(test.name));
       const model = pick(
         random,
-        request.mustFail && preferred.length > 0 && attempt < 4 ? preferred : candidates,
+        request.mustFail && preferred.length > 0 && attempt < 4
+          ? fresh.length > 0 && attempt < 2
+            ? fresh
+            : preferred
+          : candidates,
       );
       const canary = {
         ...request,
@@ -356,6 +364,7 @@ export function insertCanaries(
       const block = place < 0 ? [...gap, ...text] : [...text, ...gap];
       byPlace.set(place, [...(byPlace.get(place) ?? []), ...block]);
       canaries.push(canary);
+      if (request.mustFail) copied.add(model.name);
       break;
     }
   }

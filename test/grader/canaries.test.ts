@@ -582,6 +582,33 @@ describe("planted canaries", () => {
     }
   });
 
+  it("copy different hidden tests for a module's must-fail ones (the near-duplicates forger's tell)", () => {
+    const module = [
+      "from mypkg import parse",
+      "",
+      "",
+      "def test_old():",
+      '    assert parse("1") == 1',
+      "",
+      "",
+      "def test_new_one():",
+      '    assert parse("2") == 2',
+      "",
+      "",
+      "def test_new_two():",
+      '    assert parse("3") == 3',
+      "",
+    ].join("\n");
+    for (let seed = 1; seed <= 30; seed++) {
+      const { canaries } = insertCanaries(module, requests, seededRandom(seed), "s", "pytest", "", [
+        "test_new_one",
+        "test_new_two",
+      ]);
+      const models = canaries.filter((canary) => canary.mustFail).map((canary) => canary.model);
+      expect(models.sort()).toEqual(["test_new_one", "test_new_two"]);
+    }
+  });
+
   it("leave alone a module without a test to copy, and copy Python 2 and unittest ones as they are", () => {
     const none = "import os\n\nVALUE = 1\n\n\ndef helper():\n    return VALUE\n";
     expect(insertCanaries(none, requests, seededRandom(1), "s")).toEqual({
