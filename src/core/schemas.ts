@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { LogParser, TestDirectiveRule } from "./types.js";
+import type { JsLogParser, LogParser, TestDirectiveRule } from "./types.js";
 
 /** Every LogParser, for the schema (checked against the type). */
 const LOG_PARSERS = [
@@ -11,6 +11,16 @@ const LOG_PARSERS = [
   "matplotlib",
   "seaborn",
 ] as const satisfies readonly LogParser[];
+
+/** Every JsLogParser, for the schemas of lab's SWE-bench Multilingual data. */
+export const JS_LOG_PARSERS = [
+  "jest",
+  "jest_json",
+  "vitest",
+  "karma",
+  "tap",
+  "immutable_js",
+] as const satisfies readonly JsLogParser[];
 
 /** Every TestDirectiveRule, for the schema. */
 const TEST_DIRECTIVE_RULES = ["files", "django"] as const satisfies readonly TestDirectiveRule[];

@@ -17,6 +17,14 @@ export type LogParser =
   "pytest" | "pytest_options" | "pytest_v2" | "django" | "sympy" | "matplotlib" | "seaborn";
 
 /**
+ * Which of upstream SWE-bench's JavaScript log parsers reads a SWE-bench Multilingual JS/TS
+ * instance's test output (`parse_log_<name>`): babel and docusaurus use "jest", vuejs/core
+ * "vitest", preact "karma", axios and three.js "tap", and immutable-js "immutable_js", which
+ * picks "jest" or "jest_json" by the instance's number.
+ */
+export type JsLogParser = "jest" | "jest_json" | "vitest" | "karma" | "tap" | "immutable_js";
+
+/**
  * How the hidden test patch names what the test command runs: "files", its test files' paths;
  * "django", Django's dotted test labels made from them (see selectTestDirectives).
  */

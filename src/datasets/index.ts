@@ -7,3 +7,4 @@ export * from "./swebench/scope.js";
 export * from "./difficulty.js";
 export * from "./predictions.js";
 export * from "./swebench/ledger.js";
+export * from "./swebench/multilingual-specs.js";

@@ -18,7 +18,7 @@ export {
   TEST_OUTPUT_END,
   TEST_OUTPUT_START,
 } from "./parse-log.js";
-export type { LogParser, TestOutput } from "./parse-log.js";
+export type { JsLogParser, LogParser, TestOutput } from "./parse-log.js";
 export { SERVICES, STAND_IN_HOSTS, startServices, withServices } from "./services.js";
 export type { RunningServices, ServiceDefinition } from "./services.js";
 export { detectTestTampering } from "./tamper.js";

@@ -5,14 +5,21 @@
  * `parse_log_matplotlib` and `parse_log_seaborn` in SWE-bench/SWE-bench
  * `swebench/harness/log_parsers/python.py`, and of the marker slicing in `get_logs_eval`
  * (`swebench/harness/grading.py`), both at 7a21e05 (release 5.0.2); Django's and SymPy's are in
- * parse-log-runners.ts. The dataset's FAIL_TO_PASS and PASS_TO_PASS ids were made by these
- * parsers, so every quirk below is kept on purpose: "fixing" one makes gold patches fail to match.
+ * parse-log-runners.ts, and SWE-bench Multilingual's JavaScript ones in parse-log-js.ts. The
+ * dataset's FAIL_TO_PASS and PASS_TO_PASS ids were made by these parsers, so every quirk below is
+ * kept on purpose: "fixing" one makes gold patches fail to match.
  */
-import type { LogParser, TestStatus } from "../core/index.js";
+import {
+  JS_LOG_PARSERS,
+  type JsLogParser,
+  type LogParser,
+  type TestStatus,
+} from "../core/index.js";
+import { JS_RAW_PARSERS } from "./parse-log-js.js";
 import { parseDjango, parseSympy } from "./parse-log-runners.js";
 import { splitOnWhitespace } from "./python-text.js";
 
-export type { LogParser } from "../core/index.js";
+export type { JsLogParser, LogParser } from "../core/index.js";
 
 /** Logged just before the test command runs; upstream's eval script prints it via xtrace. */
 export const TEST_OUTPUT_START = ">>>>> Start Test Output";
@@ -72,9 +79,18 @@ export function extractTestOutput(log: string): TestOutput {
  * ("ERROR:" from `ERROR: file not found: x`), and such a status grades as neither success nor
  * failure. TestStatus cannot hold it, so those ids are dropped at the end and grade as missing.
  * The fallback decision still sees them, as upstream's does.
+ *
+ * A JavaScript parser is named the same way (upstream's function without `parse_log_`);
+ * `instanceId` is read only by "immutable_js", which picks its runner by it, as upstream's does.
  */
-export function parseTestLog(log: string, parser: LogParser): Record<string, TestStatus> {
-  const parse = RAW_PARSERS[parser];
+export function parseTestLog(
+  log: string,
+  parser: LogParser | JsLogParser,
+  options: { readonly instanceId?: string } = {},
+): Record<string, TestStatus> {
+  const parse = isJsLogParser(parser)
+    ? (text: string) => JS_RAW_PARSERS[parser](text, options.instanceId)
+    : RAW_PARSERS[parser];
   let raw = parse(extractTestOutput(log).text);
   if (raw.size === 0) raw = parse(log);
   // fromEntries defines own properties, so an id such as "__proto__" stays an ordinary key.
@@ -200,6 +216,11 @@ function parseSeaborn(text: string): Map<string, string> {
     }
   }
   return statuses;
+}
+
+/** Whether a parser name is one of the JavaScript parsers. */
+function isJsLogParser(parser: LogParser | JsLogParser): parser is JsLogParser {
+  return (JS_LOG_PARSERS as readonly string[]).includes(parser);
 }
 
 /** Upstream's line filter: `any(line.startswith(x.value) for x in TestStatus)`. */
