@@ -1,0 +1,5 @@
+export * from "./lts.js";
+export * from "./project-files.js";
+export * from "./registry-package.js";
+export * from "./releases.js";
+export * from "./version.js";
