@@ -2,4 +2,5 @@ export * from "./lts.js";
 export * from "./project-files.js";
 export * from "./registry-package.js";
 export * from "./releases.js";
+export * from "./runtime.js";
 export * from "./version.js";
