@@ -1,4 +1,6 @@
+export * from "./install-key.js";
 export * from "./lts.js";
+export * from "./package-manager.js";
 export * from "./project-files.js";
 export * from "./registry-package.js";
 export * from "./releases.js";
