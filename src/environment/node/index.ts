@@ -1,5 +1,6 @@
 export * from "./install-key.js";
 export * from "./lts.js";
+export * from "./manager-tool.js";
 export * from "./package-manager.js";
 export * from "./project-files.js";
 export * from "./registry-package.js";
