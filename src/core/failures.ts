@@ -28,6 +28,7 @@ const ENVIRONMENT =
 const CLASS_OF_CODE: Readonly<Record<string, InfraClass>> = {
   ENVIRONMENT_FAILED: "environment",
   PYTHON_NOT_FOUND: "environment",
+  NODE_NOT_FOUND: "environment",
   UV_UNAVAILABLE: "environment",
   SYSTEM_PACKAGES_MISSING: "environment",
   // lab's own machinery: a path in their message ("/usr/bin/python3") must not make them the environment's.
