@@ -7,7 +7,7 @@
  */
 import path from "node:path";
 import { LabError, quoteShell } from "../../core/index.js";
-import { mochaReporterSource, nodeTestReporterSource } from "./lab-reporters.js";
+import { mochaConfigSource, mochaReporterSource, nodeTestReporterSource } from "./lab-reporters.js";
 import type { JsTestRunner } from "./runners.js";
 
 /** The first Node major whose node:test events lab's reporter reads (see lab-reporters.ts). */
@@ -22,13 +22,16 @@ export const TAP_LINE_PREFIX = "tap:";
  * exist). It exits non-zero when a test failed or the runner could not run, like the runner.
  *
  * jest gets `--json --outputFile` and `--runTestsByPath` (exact paths, not patterns); vitest
- * `run` with its `json` reporter beside the default one, the files as absolute paths (vitest
- * reads its arguments as filters, and an absolute one only matches paths starting with it).
- * mocha and node:test run one file per process, each run's lines after a `{"lab":"file"}` line
- * (so a file that fails to load is known by name: mocha stops the whole run at the first file it
- * cannot load), with lab's reporter written next to the results as `<resultsPath>.reporter.cjs`
- * or `.mjs`. node:test on a Node older than 20 runs each file directly (`node file`, which prints
- * TAP), since the reporter lab needs is not there; its TAP lines go to the results prefixed.
+ * `run` with its `json` reporter beside the default one. vitest reads file arguments as filters
+ * (vitest 2 has no exact form): a test file whose path contains a given one, such as
+ * `pkg/test/a.test.ts` for `test/a.test.ts`, runs too, and its ids come back besides the ones
+ * asked for, which the grader leaves aside.
+ * mocha and node:test run one file per process, each run's lines after a `{"lab":"file"}` line,
+ * so a file that fails to load is known by name (mocha stops the whole run at the first file it
+ * cannot load). lab's reporter is written next to the results as `<resultsPath>.reporter.cjs` or
+ * `.mjs`, and for mocha the project's config less its spec files as `<resultsPath>.mocharc.cjs`.
+ * node:test on a Node older than 20 runs each file directly (`node file`, which prints TAP),
+ * since the events lab's reporter reads are not there; its TAP lines go to the results prefixed.
  * The command is wrapped in a subshell, so it may stand inside a longer script.
  */
 export function jsTestCommand(
@@ -54,21 +57,34 @@ export function jsTestCommand(
       return [
         "node_modules/.bin/vitest run --reporter=default --reporter=json",
         `--outputFile.json=${results}`,
-        ...files.map((file) => `"$(pwd -P)"/${file}`),
+        ...files,
       ].join(" ");
     case "mocha":
-      return perFileCommand(
-        resultsPath,
-        `${resultsPath}.reporter.cjs`,
-        mochaReporterSource(resultsPath),
-        testFiles.map((file) => [
-          fileMarker(resultsPath, file),
-          `node_modules/.bin/mocha --reporter ${quoteShell(`${resultsPath}.reporter.cjs`)} ${quoteShell(file)} || s=1`,
-        ]),
-      );
+      return mochaCommand(resultsPath, testFiles);
     case "node:test":
       return nodeTestCommand(resultsPath, testFiles);
   }
+}
+
+/** mocha's per-file runs, with lab's reporter and lab's copy of the project's config. */
+function mochaCommand(resultsPath: string, testFiles: readonly string[]): string {
+  const reporter = `${resultsPath}.reporter.cjs`;
+  const config = `${resultsPath}.mocharc.cjs`;
+  const runs = testFiles.flatMap((file) => [
+    fileMarker(resultsPath, file),
+    [
+      `node_modules/.bin/mocha --config ${quoteShell(config)} --no-package`,
+      `--reporter ${quoteShell(reporter)} ${quoteShell(file)} || s=1`,
+    ].join(" "),
+  ]);
+  return perFileCommand(
+    resultsPath,
+    [
+      [reporter, mochaReporterSource(resultsPath)],
+      [config, mochaConfigSource()],
+    ],
+    runs,
+  );
 }
 
 /** node:test's per-file runs: lab's reporter on Node 20 and later, TAP from `node file` before. */
@@ -97,25 +113,26 @@ function nodeTestCommand(resultsPath: string, testFiles: readonly string[]): str
     `else ${withTap.join("; ")}; rm -f ${quoteShell(tap)}`,
     "fi",
   ].join("; ");
-  return perFileCommand(resultsPath, reporter, nodeTestReporterSource(resultsPath), [[body]]);
+  return perFileCommand(resultsPath, [[reporter, nodeTestReporterSource(resultsPath)]], [body]);
 }
 
 /**
- * The subshell around per-file runs: empty the results, write the reporter, run each step
- * (which sets `s=1` on a failure), remove the reporter, exit with `s`.
+ * The subshell around per-file runs: empty the results, write lab's files, run each step (a
+ * failed run sets `s=1`), remove lab's files, exit with `s`.
  */
 function perFileCommand(
   resultsPath: string,
-  reporterPath: string,
-  reporterSource: string,
-  steps: readonly (readonly string[])[],
+  labFiles: readonly (readonly [path: string, source: string])[],
+  steps: readonly string[],
 ): string {
-  const reporter = quoteShell(reporterPath);
+  const writes = labFiles.map(
+    ([file, source]) => `printf '%s' ${quoteShell(source)} > ${quoteShell(file)}`,
+  );
   return [
-    `(: > ${quoteShell(resultsPath)} && printf '%s' ${quoteShell(reporterSource)} > ${reporter} || exit 2`,
+    `(: > ${quoteShell(resultsPath)} && ${writes.join(" && ")} || exit 2`,
     "s=0",
-    ...steps.flat(),
-    `rm -f ${reporter}`,
+    ...steps,
+    `rm -f ${labFiles.map(([file]) => quoteShell(file)).join(" ")}`,
     'exit "$s")',
   ].join("; ");
 }

@@ -5,7 +5,10 @@
  * so `a b > c` and `a > b c` look alike; Node 20's `junit` and `tap` reporters do not say which
  * file a passing test came from. Both runners hand a reporter the whole tree, so these record it.
  *
- * Each writes one JSON line per outcome to the results file as it happens (a run killed midway
+ * mocha also gets a config of lab's (mochaConfigSource), since it adds the files its own config
+ * names to those given on the command line.
+ *
+ * Each reporter writes one JSON line per outcome to the results file as it happens (a run killed midway
  * keeps what it reported) and `{"lab":"end"}` when the run ends; the line shapes are
  * `ReporterLine` in results-lines.ts. Plain JavaScript for any Node the project runs on: no
  * syntax newer than ES2018 in mocha's (Node 10 runs mocha 8), and node:test's needs Node 20.
@@ -91,5 +94,38 @@ export default async function* labNodeTestReporter(source) {
   }
   write({ lab: 'end' });
 }
+`;
+}
+
+/**
+ * A mocha config (`--config <path>`, with `--no-package`) that is the project's own, as mocha
+ * itself finds and reads it (`.mocharc.*`, over package.json's `mocha` key), less `spec`: mocha
+ * adds the config's spec files to the files given on the command line, so every one-file run
+ * would also run every test the config names. `parallel` and `watch` are turned off, pointless
+ * for one file. It reads mocha's own `lib/cli/config.js` (mocha 6 and later; `.cjs` configs are
+ * read from mocha 8 on).
+ */
+export function mochaConfigSource(): string {
+  return `'use strict';
+const fs = require('fs');
+const path = require('path');
+let dir = path.dirname(require.resolve('mocha', { paths: [process.cwd()] }));
+while (!fs.existsSync(path.join(dir, 'lib', 'cli', 'config.js')) && dir !== path.dirname(dir)) {
+  dir = path.dirname(dir);
+}
+const config = require(path.join(dir, 'lib', 'cli', 'config.js'));
+let fromPackage = {};
+try {
+  fromPackage = JSON.parse(fs.readFileSync('package.json', 'utf8')).mocha || {};
+} catch (error) {
+  // No package.json, or no JSON in it: mocha would have none either.
+}
+const found = config.findConfig();
+const merged = Object.assign({}, fromPackage, found ? config.loadConfig(found) : {});
+delete merged.spec;
+delete merged._;
+delete merged.watch;
+merged.parallel = false;
+module.exports = merged;
 `;
 }

@@ -2,8 +2,9 @@
  * The TAP an older Node's test runner prints when a test file is run directly (`node file`),
  * as outcomes' records. Node nests subtests four spaces deeper than their parent and prints a
  * parent's own `ok`/`not ok` line after its subtests' (its `# Subtest:` comment may come late, so
- * it is not relied on); a YAML block follows each result line. Lines that are not TAP (what a
- * test printed) are skipped.
+ * it is not relied on). Node follows every result line with a YAML block (`---` ... `...`), and
+ * only a result line so followed counts: a test's own output shares stdout with the TAP, and a
+ * test that prints `ok 1 - x` must not add a test `x`. Other lines are skipped.
  */
 import type { ReporterRecord } from "./outcomes.js";
 
@@ -23,11 +24,6 @@ const ESCAPES: Readonly<Record<string, string>> = {
   v: "\v",
 };
 
-/** A result seen, with the titles below the level it sits at. */
-interface Pending {
-  readonly record: ReporterRecord;
-}
-
 /**
  * The records of one file's TAP, each subtest before the test holding it, titles from the top
  * level down; `complete` when the top-level plan was printed (a file that failed to load prints
@@ -38,10 +34,10 @@ export function tapRecords(lines: readonly string[]): {
   complete: boolean;
 } {
   // pending[d]: results at nesting d not yet claimed by their parent's line at d - 1.
-  const pending: Pending[][] = [[]];
+  const pending: ReporterRecord[][] = [[]];
   let complete = false;
   let inYaml = false;
-  let afterResult = false;
+  let candidate: { depth: number; name: string; state: ReporterRecord["state"] } | null = null;
   for (const raw of lines) {
     const line = raw.replace(/\r$/, "");
     const trimmed = line.trim();
@@ -49,31 +45,41 @@ export function tapRecords(lines: readonly string[]): {
       if (trimmed === "...") inYaml = false;
       continue;
     }
-    if (afterResult && trimmed === "---") {
+    if (candidate !== null && trimmed === "---") {
       inYaml = true;
-      afterResult = false;
+      place(pending, candidate.depth, candidate.name, candidate.state);
+      candidate = null;
       continue;
     }
-    afterResult = false;
+    candidate = null;
     if (TOP_PLAN.test(line)) complete = true;
     const match = RESULT_LINE.exec(line);
     if (match === null) continue;
-    afterResult = true;
-    const depth = Math.floor((match[1] ?? "").length / 4);
     const { name, directive } = splitDescription(match[3] ?? "");
     const skipped = /^(skip|todo)\b/i.test(directive);
-    const state = skipped ? "skipped" : match[2] === "ok" ? "passed" : "failed";
-    const children = pending[depth + 1] ?? [];
-    pending[depth + 1] = [];
-    while (pending.length <= depth) pending.push([]);
-    const level = pending[depth] ?? [];
-    for (const child of children) {
-      level.push({ record: { ...child.record, titles: [name, ...child.record.titles] } });
-    }
-    level.push({ record: { titles: [name], state } });
-    pending[depth] = level;
+    candidate = {
+      depth: Math.floor((match[1] ?? "").length / 4),
+      name,
+      state: skipped ? "skipped" : match[2] === "ok" ? "passed" : "failed",
+    };
   }
-  return { records: (pending[0] ?? []).map((entry) => entry.record), complete };
+  return { records: pending[0] ?? [], complete };
+}
+
+/** Puts a result at its level, taking the results one level down as its subtests. */
+function place(
+  pending: ReporterRecord[][],
+  depth: number,
+  name: string,
+  state: ReporterRecord["state"],
+): void {
+  const children = pending[depth + 1] ?? [];
+  pending[depth + 1] = [];
+  while (pending.length <= depth) pending.push([]);
+  const level = pending[depth] ?? [];
+  for (const child of children) level.push({ ...child, titles: [name, ...child.titles] });
+  level.push({ titles: [name], state });
+  pending[depth] = level;
 }
 
 /** A TAP description's name (unescaped) and its `# SKIP`/`# TODO` directive, if any. */
