@@ -68,7 +68,7 @@ export function reporterOutcomes(
     const read = section.tap
       ? tapRecords(section.tapLines)
       : { records: section.records, complete: section.ended };
-    const outcomes = sectionOutcomes(section, read.records, root, group);
+    const outcomes = sectionOutcomes(runner, section, read.records, root, group);
     if (
       !read.complete &&
       !outcomes.some((o) => o.titles[0] === FILE_TITLE && o.file === section.file)
@@ -139,12 +139,14 @@ function readSections(runner: "mocha" | "node:test", text: string): Section[] {
 
 /**
  * One run's records as outcomes. A record for a test already seen (same mocha number) replaces
- * it in place. node:test's file-level test (named by the file's absolute path) is the file
- * itself: its failure is `(file)`, and older Nodes' wrapping of a file's tests in it is dropped.
+ * it in place. node:test's file-level test (named by the file's path: absolute on Node 20, as
+ * given on Node 24) is the file itself: its failure is `(file)`, and older Nodes' wrapping of a
+ * file's tests in it is dropped. (mocha's are left alone: `describe(__filename)` is a suite.)
  * A test with subtests, or a suite, is no test id of its own: only when it failed and none of
  * the tests under it did (a hook, or its own body, failed) is it an ERROR.
  */
 function sectionOutcomes(
+  runner: "mocha" | "node:test",
   section: Section,
   records: readonly ReporterRecord[],
   root: string,
@@ -165,7 +167,7 @@ function sectionOutcomes(
     const file = fileOf(record.file, section.file, root);
     const first = record.titles[0];
     const wraps =
-      first !== undefined && isAbsolute(first) && fileOf(first, section.file, root) === file;
+      runner === "node:test" && first !== undefined && fileOf(first, section.file, root) === file;
     return { record, file, titles: wraps ? record.titles.slice(1) : record.titles };
   });
   // Subtests are reported before the test holding them: the prefixes seen so far, and those of a
@@ -203,8 +205,4 @@ function fileOf(reported: string | undefined, sectionFile: string, root: string)
     return sectionFile;
   }
   return relative;
-}
-
-function isAbsolute(name: string): boolean {
-  return name.startsWith("/") || /^[A-Za-z]:[\\/]/.test(name);
 }
