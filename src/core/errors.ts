@@ -20,6 +20,7 @@ export type LabErrorCode =
   | "SPAWN_FAILED"
   | "SANDBOX_UNAVAILABLE"
   | "PROOF_FAILED"
+  | "TEST_RESULTS_INVALID"
   | "RUN_NOT_FOUND"
   | "RUN_CONFLICT"
   | "RUN_LOCKED"

@@ -1,0 +1,5 @@
+/** JavaScript test runners: which one a project uses, the command, and its results as test ids. */
+export { jsTestRunnerFor, type JsRunnerDetection, type JsTestRunner } from "./runners.js";
+export { jsTestCommand } from "./command.js";
+export { parseJsResults } from "./results.js";
+export { FILE_TITLE } from "./outcomes.js";
