@@ -149,6 +149,10 @@ function verdictLines(datasets: readonly LedgerOfDataset[]): string[] {
   >();
   for (const { title, records } of datasets) {
     const kept = records.filter((record) => record.status === "kept");
+    if (kept.length === 0) {
+      lines.push(`- ${title}: no kept task yet.`);
+      continue;
+    }
     const tally = (
       pick: (record: LedgerRecord) => string | null | undefined,
       value: string,
@@ -164,8 +168,19 @@ function verdictLines(datasets: readonly LedgerOfDataset[]): string[] {
         (record.verdicts?.goldPredictions ?? null) !== null &&
         record.verdicts?.goldPredictions === record.verdicts?.gold,
     ).length;
+    // A kept task that gold does not resolve, or noop does, is named: a rate alone hides it.
+    const misses = (
+      pick: (record: LedgerRecord) => string | null | undefined,
+      bad: (v: string) => boolean,
+    ): string[] =>
+      kept.flatMap((record) => {
+        const verdict = pick(record) ?? null;
+        return verdict !== null && bad(verdict) ? [`\`${record.instance}\` (${verdict})`] : [];
+      });
+    const goldMisses = misses(gold, (verdict) => verdict !== "resolved");
+    const noopHits = misses(noop, (verdict) => verdict === "resolved");
     lines.push(
-      `- ${title}, ${String(kept.length)} kept: gold resolves ${String(tally(gold, "resolved"))} of ${String(graded(gold))} graded (flagged ${String(tally(gold, "flagged"))}); noop resolves ${String(tally(noop, "resolved"))} of ${String(graded(noop))}; gold as predictions resolves ${String(tally(asPredictions, "resolved"))} of ${String(graded(asPredictions))}, the same verdict as gold on ${String(same)}.`,
+      `- ${title}, ${String(kept.length)} kept: gold resolves ${String(tally(gold, "resolved"))} of ${String(graded(gold))} graded (flagged ${String(tally(gold, "flagged"))}); noop resolves ${String(tally(noop, "resolved"))} of ${String(graded(noop))}; gold as predictions resolves ${String(tally(asPredictions, "resolved"))} of ${String(graded(asPredictions))}, the same verdict as gold on ${String(same)}.${goldMisses.length === 0 ? "" : ` Gold does not resolve ${goldMisses.join(", ")}.`}${noopHits.length === 0 ? "" : ` Noop resolves ${noopHits.join(", ")}.`}`,
     );
     for (const record of kept) {
       for (const [name, verdict] of Object.entries(record.verdicts?.families ?? {})) {

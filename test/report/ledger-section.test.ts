@@ -122,6 +122,35 @@ describe("the tier README's ledger section", () => {
     expect(section).toContain("| Lite | 2026-12-04T17:05:34Z | `4be1a62` | 2 | 0.98 | 4 |");
   });
 
+  it("names a kept task that gold does not resolve or noop does, and says when a dataset has none kept", () => {
+    const [first, second] = lite;
+    if (first === undefined || second === undefined) throw new Error("fixture");
+    const records: LedgerRecord[] = [
+      {
+        ...first,
+        verdicts: {
+          gold: "unresolved",
+          noop: "unresolved",
+          goldPredictions: "unresolved",
+          families: {},
+        },
+      },
+      {
+        ...second,
+        verdicts: { gold: "resolved", noop: "resolved", goldPredictions: "resolved", families: {} },
+      },
+    ];
+    const section = renderLedgerSection([
+      { title: "Lite", records },
+      { title: "Verified", records: lite.filter((record) => record.status === "unproven") },
+    ]);
+    expect(section).toContain(
+      "- Lite, 2 kept: gold resolves 1 of 2 graded (flagged 0); noop resolves 1 of 2; gold as predictions resolves 1 of 2, the same verdict as gold on 2. Gold does not resolve `psf__requests-1` (unresolved). Noop resolves `psf__requests-2` (resolved).",
+    );
+    expect(section).toContain("- Verified: no kept task yet.");
+    expect(section).not.toContain("Verified, 0 kept");
+  });
+
   it("says so when no slice has been written yet", () => {
     expect(renderLedgerSection([{ title: "Lite", records: [] }])).toBe(
       "<!-- ledger:start -->\n\n_Generated from `data/swebench/ledger/` by `npm run ledger -- --readme`: no slice has been written into the ledger yet._\n\n<!-- ledger:end -->",
