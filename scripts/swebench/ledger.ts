@@ -7,6 +7,7 @@
  *       (--start-facts FILE | --started ISO --cores N --load-average X)
  *       [--runs-dir DIR] [--gold RUN] [--noop RUN] [--gold-predictions RUN]
  *       [--family NAME=RUN:VERDICTS.json ...] [--instances IDS | --instances-file FILE]
+ *   npm run ledger -- --carry-from LEDGER.jsonl --carry-dataset FILE --dataset FILE --out LEDGER.jsonl
  *   npm run ledger -- --readme evals/swebench/README.md [--ledger-dir DIR]
  *
  * Both can be given at once: the slice is written first, then the section.
@@ -16,13 +17,19 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { isLabError } from "../../src/core/index.js";
 import { LEDGER_DIR } from "../../src/datasets/index.js";
-import { parseStartFacts, readLedgerFile, writeLedgerSlice } from "../../src/gen/index.js";
+import {
+  carryLedgerLines,
+  parseStartFacts,
+  readLedgerFile,
+  writeLedgerSlice,
+} from "../../src/gen/index.js";
 import { renderLedgerSection, replaceLedgerSection } from "../../src/report/index.js";
 
 const USAGE = `usage: npm run ledger -- --suite-dir DIR --dataset FILE --out FILE --lab-commit SHA
          (--start-facts FILE | --started ISO --cores N --load-average X)
          [--runs-dir DIR] [--gold RUN] [--noop RUN] [--gold-predictions RUN]
          [--family NAME=RUN:VERDICTS.json ...] [--instances IDS | --instances-file FILE]
+       npm run ledger -- --carry-from LEDGER --carry-dataset FILE --dataset FILE --out FILE
        npm run ledger -- --readme FILE [--ledger-dir DIR]
 `;
 
@@ -44,6 +51,8 @@ const { values } = parseArgs({
     cores: { type: "string" },
     "load-average": { type: "string" },
     readme: { type: "string" },
+    "carry-from": { type: "string" },
+    "carry-dataset": { type: "string" },
     "ledger-dir": { type: "string", default: LEDGER_DIR },
   },
 });
@@ -115,6 +124,24 @@ async function writeSlice(): Promise<void> {
   );
 }
 
+/** Copies the proven lines of the same instances from another dataset's ledger. */
+async function carryLines(): Promise<void> {
+  const from = values["carry-from"] ?? fail("--carry-dataset needs --carry-from");
+  const fromDataset = values["carry-dataset"] ?? fail("--carry-from needs --carry-dataset");
+  const dataset = values.dataset ?? fail("--carry-from needs --dataset (this ledger's dataset)");
+  const out = values.out ?? fail("--carry-from needs --out (this dataset's ledger)");
+  const summary = await carryLedgerLines({
+    datasetFile: path.resolve(dataset),
+    out: path.resolve(out),
+    fromDatasetFile: path.resolve(fromDataset),
+    fromLedger: path.resolve(from),
+    fromName: path.basename(from, ".jsonl"),
+  });
+  process.stdout.write(
+    `ledger: ${out}: ${String(summary.carried)} line(s) carried from ${from} (the same instance in both datasets)${summary.differing.length === 0 ? "" : `; ${String(summary.differing.length)} shared instance(s) differ and are not: ${summary.differing.join(", ")}`}\n`,
+  );
+}
+
 async function writeReadme(readme: string): Promise<void> {
   const dir = values["ledger-dir"];
   const datasets = [
@@ -127,9 +154,13 @@ async function writeReadme(readme: string): Promise<void> {
 }
 
 try {
-  if (values["suite-dir"] === undefined && values.readme === undefined)
-    fail("give a slice to write (--suite-dir ...) or a README to regenerate (--readme)");
+  const carry = values["carry-from"] !== undefined || values["carry-dataset"] !== undefined;
+  if (values["suite-dir"] === undefined && values.readme === undefined && !carry)
+    fail(
+      "give a slice to write (--suite-dir ...), lines to carry (--carry-from ...) or a README to regenerate (--readme)",
+    );
   if (values["suite-dir"] !== undefined) await writeSlice();
+  if (carry) await carryLines();
   if (values.readme !== undefined) await writeReadme(values.readme);
 } catch (error) {
   if (!isLabError(error)) throw error;

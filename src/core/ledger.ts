@@ -90,6 +90,11 @@ export const ledgerRecordSchema = z.object({
     .nullable(),
   /** Null for a line no slice has measured. */
   provenance: ledgerProvenanceSchema.nullable(),
+  /**
+   * The ledger this line is copied from (`lite`) when the instance is the same task there
+   * (`carryLedgerLines`); absent when this dataset's own slice measured it.
+   */
+  carriedFrom: z.string().optional(),
 });
 
 /** One proof run of an instance in the ledger. */

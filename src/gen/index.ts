@@ -29,3 +29,9 @@ export {
   type LedgerFamilySource,
   type LedgerSliceOptions,
 } from "./ledger-slice.js";
+export {
+  carryLedgerLines,
+  SAME_INSTANCE_FIELDS,
+  type LedgerCarryOptions,
+  type LedgerCarrySummary,
+} from "./ledger-carry.js";

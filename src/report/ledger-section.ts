@@ -221,7 +221,9 @@ function provenanceLines(datasets: readonly LedgerOfDataset[]): string[] {
     for (const record of records) {
       if (record.provenance === null) continue;
       const { date, labCommit, cores, loadAverage } = record.provenance;
-      const key = `| ${title} | ${date} | \`${labCommit}\` | ${String(cores)} | ${loadAverage.toFixed(2)} |`;
+      const source =
+        record.carriedFrom === undefined ? "" : ` (carried from ${record.carriedFrom})`;
+      const key = `| ${title}${source} | ${date} | \`${labCommit}\` | ${String(cores)} | ${loadAverage.toFixed(2)} |`;
       slices.set(key, (slices.get(key) ?? 0) + 1);
     }
   }
@@ -248,8 +250,19 @@ export function renderLedgerSection(datasets: readonly LedgerOfDataset[], cores 
   const figures = datasets.map(({ title, records }) => {
     const own = proofFigures(records);
     const estimate = estimateColdGen(records, cores);
-    if (own === null || estimate === null) return `- ${title}: no proof measured yet.`;
-    return `- ${title}: cold proof seconds per instance (both proof runs, every grade phase) median ${seconds(own.medianSeconds)}, p90 ${seconds(own.p90Seconds)}, over ${String(own.measured)} instances; proof/test ratio ${own.proofTestRatio.toFixed(2)} (the grades' seconds over their test processes'). A cold gen of all ${String(records.length)} on ${String(cores)} cores: about ${estimate.hours.toFixed(1)} h (${String(estimate.measured)} at their own time, ${String(estimate.byRepository)} at their repository's median, ${String(estimate.byOverall)} at the overall median; the sum of proof seconds over ${String(cores)} proofs at once, clones and rendering not counted).`;
+    const carried = new Map<string, number>();
+    for (const record of records)
+      if (record.carriedFrom !== undefined)
+        carried.set(record.carriedFrom, (carried.get(record.carriedFrom) ?? 0) + 1);
+    const carriedNote = [...carried]
+      .map(
+        ([from, count]) =>
+          ` ${String(count)} of its lines are carried from the ${from} ledger: the same instance in both datasets (base commit, patches, test lists, version, environment commit and problem statement), proven there.`,
+      )
+      .join("");
+    if (own === null || estimate === null)
+      return `- ${title}: no proof measured yet.${carriedNote}`;
+    return `- ${title}: cold proof seconds per instance (both proof runs, every grade phase) median ${seconds(own.medianSeconds)}, p90 ${seconds(own.p90Seconds)}, over ${String(own.measured)} instances; proof/test ratio ${own.proofTestRatio.toFixed(2)} (the grades' seconds over their test processes'). A cold gen of all ${String(records.length)} on ${String(cores)} cores: about ${estimate.hours.toFixed(1)} h (${String(estimate.measured)} at their own time, ${String(estimate.byRepository)} at their repository's median, ${String(estimate.byOverall)} at the overall median; the sum of proof seconds over ${String(cores)} proofs at once, clones and rendering not counted).${carriedNote}`;
   });
   return [
     LEDGER_MARKERS.start,
