@@ -157,6 +157,24 @@ export function unprovenRecord(instance: string, repo: string): LedgerRecord {
   };
 }
 
+const kept = (proof: SwebenchProof | undefined): boolean => proof?.kept === true;
+
+/**
+ * Why a kept instance's outcome flipped between its proof and the slice's runs, or null: gold
+ * unresolved (not flagged, not an error) in the gold run although it resolved in every proof run,
+ * or the empty change resolving in the noop run. gen drops an instance whose outcome flips
+ * between its proof runs; the runs are more runs of the same grades.
+ */
+function runFlip(input: LedgerSliceInput, instance: string, proofRuns: number): string | null {
+  const gold = input.gold?.get(instance);
+  const noop = input.noop?.get(instance);
+  if (ledgerVerdict(gold) === "unresolved")
+    return `gold resolved in its ${String(proofRuns)} proof run(s) but not in the slice's gold run: ${gold?.grade?.reason ?? "unresolved"}`;
+  if (ledgerVerdict(noop) === "resolved")
+    return `no change failed in its ${String(proofRuns)} proof run(s) but resolved in the slice's noop run`;
+  return null;
+}
+
 /** The slice's line for an instance it covers, or null when it has nothing to say of it. */
 function measuredRecord(
   input: LedgerSliceInput,
@@ -170,14 +188,23 @@ function measuredRecord(
   const category = proof !== undefined ? proof.category : (drop?.category ?? null);
   const reason = proof !== undefined ? proof.reason : (drop?.reason ?? null);
   if (proof === undefined && drop === undefined) return null;
-  const kept = proof?.kept === true;
+  const flip = kept(proof) ? runFlip(input, instance, proof?.runs.length ?? 0) : null;
   const base = {
     instance,
     repo,
     proof: (proof?.runs ?? []).map(ledgerProofRun),
     provenance: input.provenance,
   };
-  if (kept) {
+  if (flip !== null)
+    return {
+      ...base,
+      status: "dropped",
+      class: "flaky",
+      reason: flip,
+      upstreamIssue: null,
+      verdicts: null,
+    };
+  if (kept(proof)) {
     return {
       ...base,
       status: "kept",

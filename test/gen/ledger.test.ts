@@ -252,6 +252,53 @@ describe("npm run ledger: a slice into the ledger", () => {
     });
   });
 
+  it("drops as flaky a kept instance whose gold run fails, or whose noop run resolves, after its proofs held", async () => {
+    const dir = path.join(root, "flip");
+    const fixture = await writeFixture(dir);
+    const runsDir = path.join(dir, "runs-flip");
+    writeSyntheticRuns(runsDir, [
+      {
+        tool: "gold",
+        suite: "swebench",
+        runId: "lite-gold",
+        outcomes: { "astropy__astropy-12907": [true], "pytest-dev__pytest-5103": [false] },
+      },
+      {
+        tool: "noop",
+        suite: "swebench",
+        runId: "lite-noop",
+        outcomes: { "astropy__astropy-12907": [true], "pytest-dev__pytest-5103": [false] },
+      },
+    ]);
+    const out = path.join(dir, "ledger", "lite.jsonl");
+    const records = await writeLedgerSlice({
+      suiteDir: fixture.suiteDir,
+      datasetFile: fixture.dataset,
+      runsDir,
+      goldRun: "lite-gold",
+      noopRun: "lite-noop",
+      families: [],
+      provenance,
+      out,
+    });
+    const byId = new Map(records.map((record) => [record.instance, record]));
+    expect(byId.get("pytest-dev__pytest-5103")).toMatchObject({
+      status: "dropped",
+      class: "flaky",
+      verdicts: null,
+    });
+    expect(byId.get("pytest-dev__pytest-5103")?.reason).toMatch(
+      /^gold resolved in its 2 proof run\(s\) but not in the slice's gold run: /,
+    );
+    expect(byId.get("astropy__astropy-12907")).toMatchObject({
+      status: "dropped",
+      class: "flaky",
+      reason: "no change failed in its 2 proof run(s) but resolved in the slice's noop run",
+    });
+    // Its proof runs stay on the line: the evidence of the other outcome.
+    expect(byId.get("astropy__astropy-12907")?.proof).toHaveLength(2);
+  });
+
   it("replaces only the slice's lines, keeps every other line as it was, and never demotes a proven line", async () => {
     const dir = path.join(root, "merge");
     const fixture = await writeFixture(dir);
