@@ -127,6 +127,8 @@ export function trialFailure(facts: TrialFailureFacts): TrialFailure | null {
 
 /** The likely cause of a failure and what to do, after its words; "" when lab cannot say. */
 function likelyCause(key: string, hints: FailureHints): string {
+  if (key === "empty" && hints.stated === true)
+    return ": the predictions give these instances an empty patch (upstream counts them as empty_patch_instances)";
   if (key === "exit:127")
     return hints.mentionsTmp
       ? ": the sandbox hides /tmp (each trial gets a private one); put the script in the work tree or name its folder in paths (lab.config.json) or --path"
@@ -154,6 +156,8 @@ export function mentionsTmpPath(text: string): boolean {
 export interface FailureHints {
   /** A tool log or the command line names a path under /tmp. */
   readonly mentionsTmp: boolean;
+  /** The changes were stated up front (a predictions file), not made by a tool. */
+  readonly stated?: boolean | undefined;
 }
 
 /**
@@ -176,5 +180,7 @@ export function describeFailurePattern(
   const top = [...counts.values()].sort((a, b) => b.count - a.count)[0];
   if (top === undefined || top.count * 2 <= trials.length) return null;
   const { failure, count } = top;
-  return `${failure.words} in ${String(count)} of ${String(trials.length)} trials${likelyCause(failure.key, hints)}`;
+  const words =
+    failure.key === "empty" && hints.stated === true ? "the prediction was empty" : failure.words;
+  return `${words} in ${String(count)} of ${String(trials.length)} trials${likelyCause(failure.key, hints)}`;
 }

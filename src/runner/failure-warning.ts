@@ -52,7 +52,7 @@ export function failureWarning(
       });
   return describeFailurePattern(
     results.map(failureFacts),
-    { mentionsTmp },
+    { mentionsTmp, stated: source.kind === "stated" },
     {
       expectsEmpty: sourceName(source) === "noop",
     },

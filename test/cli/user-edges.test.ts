@@ -483,6 +483,32 @@ describe("resuming a predictions run with a changed file", () => {
     );
     expect(other.code).toBe(1);
   }, 120_000);
+
+  it("warns of empty predictions as such, not as a tool that wrote nowhere", async () => {
+    writeFileSync(
+      path.join(root, "empty.jsonl"),
+      `${JSON.stringify({ instance_id: "alpha", model_name_or_path: "m", model_patch: "" })}\n`,
+    );
+    const empty = await lab(
+      at(
+        "run",
+        "predictions",
+        "--predictions",
+        path.join(root, "empty.jsonl"),
+        "--suite",
+        "fixture",
+        "--tasks",
+        "alpha",
+        "--run-id",
+        "empty-preds",
+      ),
+    );
+    expect(empty.code, empty.stderr).toBe(0);
+    expect(empty.stderr).toContain(
+      "warning: run empty-preds: the prediction was empty in 1 of 1 trials: the predictions give these instances an empty patch",
+    );
+    expect(empty.stderr).not.toContain("{workdir}");
+  }, 120_000);
 });
 
 describe("a run's end line", () => {
