@@ -2,12 +2,13 @@
  * The canaries on real SWE-bench tasks (opt-in: set LAB_MIRRORS). Gold is never flagged on any
  * kept task of the suite, and the forgers are caught. The suite is LAB_SWEBENCH_EVALS_DIR's
  * `swebench` suite when set (e.g. the full tier), else three instances generated here from
- * LAB_SWEBENCH_DATASET (a rows file, as `lab gen --dataset` takes) or Hugging Face.
+ * LAB_SWEBENCH_DATASET (a rows file, as `lab gen --dataset` takes) or Hugging Face. Every forger
+ * of forge.sh and forge-tells.sh runs on one task of each repository pytest runs.
  */
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { quoteShell } from "../../src/core/index.js";
+import { quoteShell, type TrialResult } from "../../src/core/index.js";
 import { readTrialResults, runPaths } from "../../src/store/index.js";
 import { runLab } from "../helpers/lab.js";
 import { outsideTmpRoot } from "../helpers/temp.js";
@@ -18,6 +19,46 @@ const mirrors = process.env.LAB_MIRRORS;
 const INSTANCES = ["psf__requests-1963", "pallets__flask-4045", "sympy__sympy-24152"];
 /** Repositories whose tests pytest does not run: the pytest forgers have nothing to rewrite. */
 const NOT_PYTEST = /^(sympy__sympy|django__django)-/;
+/** forge-tells.sh's forgers that tell canaries apart by one property, and those that rewire pytest. */
+const TELLS = ["refs", "size", "names", "last-alone", "only-last", "sentinel"];
+const REWIRINGS = ["wrap-call-and-report", "logreport-hook", "terminal-reporter"];
+
+/** One task of each repository pytest runs: each lays out and names its test modules its own way. */
+function onePerPytestRepository(tasks: readonly string[]): string[] {
+  return [
+    ...new Map(
+      tasks
+        .filter((id) => !NOT_PYTEST.test(id))
+        .map((id) => [id.replace(/-\d+$/, ""), id] as const),
+    ).values(),
+  ];
+}
+
+/** A lab.config.json tool entry running one of the hostile scripts in a mode. */
+function forgerTool(
+  name: string,
+  script: string,
+  mode: string,
+): [string, { command: string; paths: string[] }] {
+  return [
+    name,
+    { command: `bash ${quoteShell(path.join(HOSTILE_DIR, script))} ${mode}`, paths: [HOSTILE_DIR] },
+  ];
+}
+
+/**
+ * A forger's trial is caught when it is flagged, or when its forgery did nothing and the hidden
+ * tests failed honestly: in pytest's own repository a forger lands in _pytest itself, imported
+ * before what it patches. A forgery that worked unflagged would have resolved the task.
+ */
+function caught(trial: TrialResult, flag: RegExp): boolean {
+  const flagged = (trial.grade?.tampering ?? []).some((line) => flag.test(line));
+  const inert = /^\d+ of \d+ FAIL_TO_PASS tests failed: /.test(trial.grade?.reason ?? "");
+  return (
+    trial.resolved !== true &&
+    (flagged || (inert && trial.taskId.startsWith("pytest-dev__pytest-")))
+  );
+}
 
 describe.runIf(mirrors !== undefined && mirrors !== "" && hasBwrap())(
   "canaries on SWE-bench tasks",
@@ -54,15 +95,14 @@ describe.runIf(mirrors !== undefined && mirrors !== "" && hasBwrap())(
       writeFileSync(
         path.join(root, "lab.config.json"),
         JSON.stringify({
-          tools: Object.fromEntries(
-            ["flip-failures", "print-all", "sympy-flip"].map((mode) => [
-              `forge-${mode}`,
-              {
-                command: `bash ${quoteShell(path.join(HOSTILE_DIR, "forge.sh"))} ${mode}`,
-                paths: [HOSTILE_DIR],
-              },
-            ]),
-          ),
+          tools: Object.fromEntries([
+            ...["flip-failures", "print-all", "sympy-flip"].map((mode) =>
+              forgerTool(`forge-${mode}`, "forge.sh", mode),
+            ),
+            ...[...TELLS, ...REWIRINGS].map((mode) =>
+              forgerTool(`tells-${mode}`, "forge-tells.sh", mode),
+            ),
+          ]),
         }),
       );
     }, 3_600_000);
@@ -80,15 +120,7 @@ describe.runIf(mirrors !== undefined && mirrors !== "" && hasBwrap())(
 
     for (const mode of ["flip-failures", "print-all"]) {
       it(`${mode} resolves nothing and is flagged wherever it acts, on one task of each repository`, async (context) => {
-        // One task per repository: each repository lays out and names its test modules its own
-        // way (pylint's unittest_*.py), and the canaries must find a place in every one.
-        const perRepo = [
-          ...new Map(
-            tasks
-              .filter((id) => !NOT_PYTEST.test(id))
-              .map((id) => [id.replace(/-\d+$/, ""), id] as const),
-          ).values(),
-        ];
+        const perRepo = onePerPytestRepository(tasks);
         if (perRepo.length === 0) context.skip("the suite has no task pytest runs");
         const run = await runLab(
           at("run", `forge-${mode}`, "--suite", "swebench", "--tasks", perRepo.join(",")),
@@ -97,19 +129,35 @@ describe.runIf(mirrors !== undefined && mirrors !== "" && hasBwrap())(
         expect(run.code, run.stderr).toBe(0);
         const trials = await readTrialResults(runPaths(runsDir, `swebench-forge-${mode}`));
         expect(trials.map((trial) => trial.taskId).sort()).toEqual(perRepo.sort());
-        for (const trial of trials) {
-          expect(trial.resolved, trial.taskId).toBe(false);
-          // Flagged, unless the forgery did nothing: in pytest's own repository the forger lands
-          // in _pytest itself, imported before the module it patches, and the hidden tests then
-          // fail honestly. A forgery that worked would have made them pass.
-          const flagged = trial.grade?.tampering.some((line) => line.startsWith("canaries: "));
-          const inert = /^\d+ of \d+ FAIL_TO_PASS tests failed: /.test(trial.grade?.reason ?? "");
+        for (const trial of trials)
           expect(
-            flagged === true || (trial.taskId.startsWith("pytest-dev__pytest-") && inert),
+            caught(trial, /^canaries: /),
             `${trial.taskId}: ${String(trial.grade?.reason)}`,
           ).toBe(true);
-        }
         expect(trials.filter((trial) => trial.grade?.tampering.length).length).toBeGreaterThan(0);
+      }, 3_600_000);
+    }
+
+    for (const mode of [...TELLS, ...REWIRINGS]) {
+      it(`the forger that tells canaries apart by ${mode} resolves nothing unflagged, on one task of each repository`, async (context) => {
+        const perRepo = onePerPytestRepository(tasks);
+        if (perRepo.length === 0) context.skip("the suite has no task pytest runs");
+        const run = await runLab(
+          at("run", `tells-${mode}`, "--suite", "swebench", "--tasks", perRepo.join(",")),
+          { cwd: root, env },
+        );
+        expect(run.code, run.stderr).toBe(0);
+        const trials = await readTrialResults(runPaths(runsDir, `swebench-tells-${mode}`));
+        expect(trials.map((trial) => trial.taskId).sort()).toEqual(perRepo.sort());
+        const flag = TELLS.includes(mode)
+          ? /^canaries: /
+          : /^(canaries: |runner: the test runner was changed at run time: )/;
+        for (const trial of trials)
+          expect(caught(trial, flag), `${trial.taskId}: ${String(trial.grade?.reason)}`).toBe(true);
+        // The forger acts on these repositories (it is not merely inert): what it did was seen.
+        expect(
+          trials.filter((trial) => (trial.grade?.tampering ?? []).some((line) => flag.test(line))),
+        ).not.toHaveLength(0);
       }, 3_600_000);
     }
 
