@@ -41,12 +41,13 @@ def _site_customize():
     # The environment's own sitecustomize, which this module's name hides.
     try:
         import importlib.machinery
-        import importlib.util
     except ImportError:
         return
     spec = importlib.machinery.PathFinder.find_spec("sitecustomize", sys.path)
     if spec is None or spec.loader is None:
         return
+    import importlib.util  # Only now: it costs more at start-up than the rest of this module.
+
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
 
@@ -223,9 +224,8 @@ _WATCHERS = {
 
 
 def _install():
-    import importlib.abc
-
-    class _Finder(importlib.abc.MetaPathFinder):
+    # A plain class: importlib.abc costs more at start-up (typing, on 3.11) than this module.
+    class _Finder(object):
         def find_spec(self, name, path, target=None):
             watch = _WATCHERS.get(name)
             if watch is None:

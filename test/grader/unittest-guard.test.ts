@@ -76,6 +76,50 @@ class ThingTests(SimpleTestCase):
         self.assertEqual(value(2), 2)
 `;
 
+/**
+ * Honest tests that touch what the guard watches, each undoing what it did: a mock of a result
+ * method, a run of an inner suite by a runner of its own, a setting of TestCase, a child Python
+ * (which must see nothing of lab's), and the site's own sitecustomize (which must still run).
+ */
+const BUSY = `import os
+import subprocess
+import sys
+import unittest
+from unittest import mock
+
+from django.test import SimpleTestCase
+
+unittest.TestCase.maxDiff = None
+
+
+class QuietRunner(unittest.TextTestRunner):
+    pass
+
+
+class BusyTests(SimpleTestCase):
+    def test_mocked_result(self):
+        with mock.patch.object(unittest.TextTestResult, "addFailure"):
+            self.assertTrue(True)
+
+    def test_inner_run(self):
+        class Inner(unittest.TestCase):
+            def test_no(self):
+                self.fail("no")
+
+        with open(os.devnull, "w") as stream:
+            result = QuietRunner(stream=stream).run(unittest.defaultTestLoader.loadTestsFromTestCase(Inner))
+        self.assertEqual(len(result.failures), 1)
+
+    def test_child_python(self):
+        out = subprocess.check_output(
+            [sys.executable, "-c", "import os; print(os.environ.get('LAB_RUNNER_GUARD'))"]
+        )
+        self.assertEqual(out.strip(), b"None")
+
+    def test_site_customized(self):
+        self.assertEqual(os.environ.get("SITE_RAN"), "1")
+`;
+
 /** The project's package, honest: value() is wrong for 2. */
 const HONEST = "def value(x):\n    return 1\n";
 
@@ -151,12 +195,13 @@ async function djangoProject(init: string, seed: number) {
 async function gradeRun(
   prepared: PreparedEnvironment,
   project: Awaited<ReturnType<typeof djangoProject>>,
+  extraPath: readonly string[] = [],
 ) {
   const guard = await writeRunnerGuard(tempDir("lab guard "), "unittest");
   const env = runnerGuardEnv(
     guard,
     project.planted.guard,
-    { PYTHONPATH: `${project.dir}${path.delimiter}${prepared.sitePackages}` },
+    { PYTHONPATH: [project.dir, ...extraPath, prepared.sitePackages].join(path.delimiter) },
     "unittest",
   );
   const run = spawnSync(
@@ -207,6 +252,24 @@ describe("lab's runner guard for unittest, on Django's runtests.py", () => {
       expect(verdict.tampering, log).toEqual([]);
       expect(verdict.resolved).toBe(false);
       expect(verdict.reason).not.toMatch(/canaries|runner/);
+    }, 600_000);
+
+    it(`under Django ${django}: says nothing of honest tests that patch and run unittest for a while, and keeps the Pythons they start and the site's sitecustomize as they were`, async () => {
+      const prepared = await prepareEnvironment(spec(era), testEnvironment());
+      const project = await djangoProject("", 6);
+      writeFileSync(path.join(project.dir, "tests", "things", "test_busy.py"), BUSY);
+      const site = tempDir("lab site ");
+      writeFileSync(
+        path.join(site, "sitecustomize.py"),
+        "import os\nos.environ['SITE_RAN'] = '1'\n",
+      );
+      const { log, verdict } = await gradeRun(prepared, project, [site]);
+      for (const name of ["mocked_result", "inner_run", "child_python", "site_customized"])
+        expect(log).toMatch(
+          new RegExp(`^test_${name} \\(things\\.test_busy\\.BusyTests[^)]*\\) \\.\\.\\. ok$`, "m"),
+        );
+      expect(log).toMatch(new RegExp(`\\n${project.planted.sentinel}\\n$`));
+      expect(verdict.tampering, log).toEqual([]);
     }, 600_000);
 
     it(`under Django ${django}: names each rewiring of the reporting path by the project's package`, async () => {
