@@ -5,9 +5,9 @@
  * must pass. A change that rewrites test outcomes from inside the process (however its code is
  * written or assembled) cannot tell them from the hidden tests, so it rewrites theirs too: a
  * must-fail canary reported as passing, or a canary missing from a module whose others ran,
- * shows the log does not describe the run. One must-pass canary also registers an exit handler
- * that prints a sentinel line; test results printed after it were printed after the test
- * session ended. See docs/design/canaries.md.
+ * shows the log does not describe the run. lab's runner guard (`runner-guard.ts`) prints a
+ * sentinel line at the end of the test session; test results printed after it were printed
+ * after the session ended. See docs/design/canaries.md.
  */
 import { randomBytes } from "node:crypto";
 import { lstat, readFile, writeFile } from "node:fs/promises";
@@ -55,11 +55,14 @@ const RUNNER_OF: Readonly<Record<string, CanaryRunner>> = {
 /** The canaries of one grade, as planted. */
 export interface PlantedCanaries {
   readonly canaries: readonly (CanaryFunction & { readonly file: string })[];
-  /** The line printed at the end of the run: by lab's runner guard (pytest), or by a canary. */
+  /**
+   * The line printed at the end of the run: by lab's runner guard, or by a canary in grades
+   * made before unittest had a guard.
+   */
   readonly sentinel: string;
   /**
-   * The token of lab's runner guard (`runner-guard.ts`) for pytest runs, which prints the
-   * sentinel and what of the runner was changed; null for other runners.
+   * The token of lab's runner guard (`runner-guard.ts`), which prints the sentinel and what of
+   * the runner was changed; null in grades made before their runner had a guard.
    */
   readonly guard: string | null;
 }
@@ -133,8 +136,9 @@ export function describeCanaryPlan(plan: CanaryPlan): string {
 /**
  * Writes the canaries into the plan's test modules in the checkout `repo`: one or two that must
  * pass and one or two that must fail per module, made from its own tests and put among them. A
- * module that is missing, reached through a symlink or without a test to copy is skipped.
- * Returns null when none was planted and the runner has no guard.
+ * module that is missing, reached through a symlink or without a test to copy is skipped. Every
+ * runner canaries are written for has lab's runner guard, which prints the sentinel: the
+ * guard's token comes back even when no module took a canary. Null when the plan has none.
  */
 export async function plantCanaries(
   plan: CanaryPlan,
@@ -144,7 +148,6 @@ export async function plantCanaries(
   if (plan.style === null) return null;
   const token = randomHex(random);
   const sentinel = `lab-canaries-done ${token}`;
-  const guarded = plan.style === "pytest" || plan.style === "sympy";
   const planted: (CanaryFunction & { file: string })[] = [];
   const sources = new Map<string, string>();
   for (const file of plan.files) {
@@ -163,8 +166,6 @@ export async function plantCanaries(
         carriesSentinel: false,
       })),
     ];
-    const carrier = !guarded && !planted.some((canary) => canary.carriesSentinel);
-    if (carrier) requests[0] = { mustFail: false, carriesSentinel: true };
     const others = [...sources].flatMap(([other, text]) => (other === file ? [] : [text]));
     const { text, canaries } = insertCanaries(
       source,
@@ -179,8 +180,7 @@ export async function plantCanaries(
     await writeFile(path.join(repo, file), text);
     planted.push(...canaries.map((canary) => ({ ...canary, file })));
   }
-  if (planted.length === 0 && !guarded) return null;
-  return { canaries: planted, sentinel, guard: guarded ? token : null };
+  return { canaries: planted, sentinel, guard: token };
 }
 
 /**

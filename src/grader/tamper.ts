@@ -20,6 +20,13 @@ const TEST_MACHINERY_FILES: readonly { readonly pattern: RegExp; readonly what: 
     pattern: /(^|\/)sympy\/(utilities|testing)\/runtests\.py$|^bin\/test$/,
     what: "SymPy's test runner (runtests.py, bin/test)",
   },
+  // Django's: runtests.py drives DiscoverRunner (django/test/runner.py), whose classes as that
+  // file defines them are what lab's runner guard takes for the originals. No gold patch of
+  // SWE-bench Lite's or Verified's django instances touches either (docs/design/canaries.md).
+  {
+    pattern: /^tests\/runtests\.py$|^django\/test\/runner\.py$/,
+    what: "Django's test runner (tests/runtests.py, django/test/runner.py)",
+  },
 ];
 
 /**

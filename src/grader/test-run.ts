@@ -45,7 +45,7 @@ export async function applyTestPatch(
  * upstream's output markers; the log ends with upstream's exit code line. Pre-test lines run
  * first in the same shell, before the start marker as upstream's eval script has them: that
  * shell then prints the marker itself, after them. With a `guard` token, pytest or SymPy's
- * bin/test loads lab's runner guard (`runner-guard.ts`).
+ * bin/test or unittest (Django's runtests.py) loads lab's runner guard (`runner-guard.ts`).
  */
 export async function runHiddenTests(
   plan: GradingPlan,
@@ -62,8 +62,8 @@ export async function runHiddenTests(
     startServices(plan.services, { environment: plan.machine, logDir: scratchDir, signal }),
   );
   const testEnv = withServices(open.gradeEnv.testEnv, services);
-  // lab's runner guard (pytest, SymPy), read-only to the tests like the services' folders.
-  const runner = plan.canaries.style === "sympy" ? "sympy" : "pytest";
+  // lab's runner guard (pytest, SymPy, unittest), read-only to the tests like the services' folders.
+  const runner = plan.canaries.style ?? "pytest";
   const guardDir =
     guard === null ? null : await writeRunnerGuard(path.join(scratchDir, "lab-guard"), runner);
   const env = {

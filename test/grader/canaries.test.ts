@@ -13,6 +13,7 @@ import {
   type PlantedCanaries,
 } from "../../src/grader/canaries.js";
 import { parseTestLog } from "../../src/grader/parse-log.js";
+import { runnerGuardEnv, writeRunnerGuard } from "../../src/grader/runner-guard.js";
 import { prepareEnvironment } from "../../src/environment/index.js";
 import { testEnvironment } from "../helpers/lab.js";
 import { repoRoot, tempDir } from "../helpers/temp.js";
@@ -715,7 +716,7 @@ describe("planted canaries", () => {
 });
 
 describe("canaries for other runners", () => {
-  it("as unittest classes, run by unittest and read by Django's parser, they pass and fail as they must", async () => {
+  it("as unittest classes, run by unittest under lab's runner guard and read by Django's parser, they pass and fail as they must, and none carries the sentinel", async () => {
     const repo = tempDir();
     execFileSync("mkdir", ["-p", path.join(repo, "tests")]);
     writeFileSync(path.join(repo, "tests", "__init__.py"), "");
@@ -731,11 +732,18 @@ describe("canaries for other runners", () => {
       seededRandom(11),
     );
     expect(planted?.canaries.length).toBeGreaterThanOrEqual(2);
+    // The guard prints the sentinel: no canary registers an exit handler (a tell of its own).
+    expect(planted?.canaries.filter((canary) => canary.carriesSentinel)).toEqual([]);
+    expect(readFileSync(path.join(repo, "tests", "test_real.py"), "utf8")).not.toMatch(/atexit/);
+    expect(planted?.sentinel).toBe(`lab-canaries-done ${String(planted?.guard)}`);
+    const guard = await writeRunnerGuard(tempDir(), "unittest");
     const run = spawnSync("bash", ["-c", "exec 2>&1\npython3 -m unittest -v tests/test_real.py"], {
       cwd: repo,
+      env: { ...process.env, ...runnerGuardEnv(guard, planted!.guard!, {}, "unittest") },
       encoding: "utf8",
     });
     expect(run.status).toBe(1);
+    expect(run.stdout).toMatch(new RegExp(`\\n${planted!.sentinel}\\n$`));
     const log = `>>>>> Start Test Output\n${run.stdout}\n>>>>> End Test Output\n`;
     const parse = (text: string): Record<string, TestStatus> => parseTestLog(text, "django");
     const verdict = checkCanaries(planted!, log, parse, {

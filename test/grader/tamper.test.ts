@@ -85,6 +85,29 @@ describe("detectTestTampering", () => {
     ]);
   });
 
+  it("flags Django's test runner, runtests.py and DiscoverRunner's module, unless the hidden tests replace it", () => {
+    const patch = [
+      fix,
+      diff("tests/runtests.py", ["    failures = 0"], { context: ["def django_tests():"] }),
+      diff("django/test/runner.py", ["        return None"], {
+        context: ["    def get_resultclass(self):"],
+      }),
+      // Another project's file of the same name, deeper: not Django's runner.
+      diff("docs/tests/runtests.py", ["x = 1"]),
+    ].join("");
+    expect(detectTestTampering(patch, testPatch)).toEqual([
+      "tests/runtests.py: changes Django's test runner (tests/runtests.py, django/test/runner.py)",
+      "django/test/runner.py: changes Django's test runner (tests/runtests.py, django/test/runner.py)",
+    ]);
+    // django__django-13344's test patch changes runtests.py: the grader puts it back first.
+    const runtestsPatch = diff("tests/runtests.py", ["    'cache',"], {
+      context: ["ALWAYS_INSTALLED_APPS = ["],
+    });
+    expect(
+      detectTestTampering(diff("tests/runtests.py", ["x = 1"]), testPatch + runtestsPatch),
+    ).toEqual([]);
+  });
+
   it("leaves the pytest repository's own source alone: changing _pytest is its work, adding one is not", () => {
     // The gold patch of SWE-bench's pytest-dev__pytest-5103 has this shape.
     const ownFix = diff(
