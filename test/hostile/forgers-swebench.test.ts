@@ -1,8 +1,8 @@
 /**
  * The canaries on real SWE-bench tasks (opt-in: set LAB_MIRRORS). Gold is never flagged on any
- * kept task of the suite, and the forgers are caught. The suite is LAB_SWEBENCH_EVALS_DIR's
+ * kept task of the suite, and the forgers are caught. The suite is LAB_TEST_SWEBENCH_EVALS_DIR's
  * `swebench` suite when set (e.g. the full tier), else three instances generated here from
- * LAB_SWEBENCH_DATASET (a rows file, as `lab gen --dataset` takes) or Hugging Face. Every forger
+ * LAB_TEST_SWEBENCH_DATASET (a rows file, as `lab gen --dataset` takes) or Hugging Face. Every forger
  * of forge.sh and forge-tells.sh runs on one task of each repository pytest runs.
  */
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -67,15 +67,15 @@ describe.runIf(mirrors !== undefined && mirrors !== "" && hasBwrap())(
     afterAll(() => {
       rmSync(root, { recursive: true, force: true });
     });
-    const evalsDir = process.env.LAB_SWEBENCH_EVALS_DIR ?? path.join(root, "evals");
+    const evalsDir = process.env.LAB_TEST_SWEBENCH_EVALS_DIR ?? path.join(root, "evals");
     const runsDir = path.join(root, "runs");
     const env = { LAB_SCRATCH_DIR: path.join(root, "scratch") };
     const at = (...args: string[]) => [...args, "--evals-dir", evalsDir, "--runs-dir", runsDir];
     let tasks: string[] = [];
 
     beforeAll(async () => {
-      if (process.env.LAB_SWEBENCH_EVALS_DIR === undefined) {
-        const dataset = process.env.LAB_SWEBENCH_DATASET;
+      if (process.env.LAB_TEST_SWEBENCH_EVALS_DIR === undefined) {
+        const dataset = process.env.LAB_TEST_SWEBENCH_DATASET;
         const gen = await runLab(
           at(
             "gen",
@@ -84,7 +84,7 @@ describe.runIf(mirrors !== undefined && mirrors !== "" && hasBwrap())(
             "--mirrors",
             mirrors ?? "",
             "--instances",
-            ...INSTANCES,
+            INSTANCES.join(","),
             ...(dataset === undefined ? [] : ["--dataset", dataset]),
           ),
           { cwd: root, env },
