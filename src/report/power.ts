@@ -210,12 +210,14 @@ export function tasksNeeded(
 
 /**
  * The smallest difference above `baseline` that N tasks of K trials detect with `power` (0.8 by
- * default), to 0.1 points; null when even a rate of 100% against the baseline would not.
+ * default), to 0.1 points; null when even a rate of 100% against the baseline would not, and
+ * for a baseline of 100% (two tools that resolved every shared task), which has none above it.
  */
 export function minimumDetectableDifference(
   design: Omit<PairedDesign, "difference">,
   power = 0.8,
 ): number | null {
+  if (design.baseline === 1) return null;
   checkDesign({ ...design, difference: 0 });
   const most = 1 - design.baseline;
   const reaches = (difference: number): boolean => pairedPower({ ...design, difference }) >= power;

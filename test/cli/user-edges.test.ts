@@ -6,6 +6,7 @@ import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { CHECK_SH } from "../../src/datasets/index.js";
 import { commandProgram } from "../../src/tools/index.js";
 import { describeTool } from "../../src/ui/index.js";
 import { withDockerReclaimLock } from "../helpers/docker-reclaim-lock.js";
@@ -266,6 +267,14 @@ describe("where grading runs, as --help says it", () => {
     );
     expect((await lab(["grade", "--help"])).stdout).toContain(
       "its install and tests run in a bwrap sandbox (unconfined on the host only where bwrap cannot run)",
+    );
+  });
+
+  it("is the sandbox in the check.sh every task ships, too", () => {
+    // check.sh runs lab grade: its comment says where as lab grade --help does.
+    expect(CHECK_SH).not.toMatch(/on the host/);
+    expect(CHECK_SH).toContain(
+      "# Grades a work tree (or, with --patch FILE, a diff) against this task's hidden tests,\n# its install and tests run in a bwrap sandbox (unconfined only where bwrap cannot run).",
     );
   });
 });

@@ -177,6 +177,13 @@ function quotedPlanFigures(command: DocCommand): [string, string][] {
 }
 
 describe("the README's other references", () => {
+  it("is a guide of about 300 lines, its measurements left to docs/performance.md", () => {
+    // Issue 28: it had grown to 665 lines, half of them benchmarks and experiments.
+    expect(readme.split("\n").length).toBeLessThanOrEqual(340);
+    expect(readme).not.toMatch(/load average/i);
+    expect(readme).toContain("docs/performance.md");
+  });
+
   it("keeps the two quick-start commands, and CI runs the second", () => {
     const block = /## Quick start[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
     expect(block.split("\n").map((line) => line.split("#")[0]?.trim())).toEqual([

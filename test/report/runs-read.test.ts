@@ -286,6 +286,22 @@ describe("the smallest detectable difference", () => {
     expect(comparisons.find((c) => c.a === "p" && c.b === "q")?.tasks).toBe(40);
     expect(comparisons.find((c) => c.a === "p" && c.b === "r")?.tasks).toBe(20);
   });
+
+  it("is none when both tools resolved every shared task: no rate is left above theirs", async () => {
+    // gold beside a labelled run of gold (--sandbox none, say) crashed the report here.
+    const runsDir = path.join(root, "detectable-all");
+    writeSyntheticRuns(runsDir, [
+      { tool: "gold", suite: "s", outcomes: outcomes(TEN, () => [T]) },
+      { tool: "again", suite: "s", outcomes: outcomes(TEN.slice(0, 2), () => [T]) },
+    ]);
+    const loaded = await loadReport(runsDir, "s");
+    const { comparisons } = buildReport("s", loaded.runs, loaded.tasks);
+    expect(comparisons).toHaveLength(1);
+    expect(comparisons[0]?.detectable).toMatchObject({ difference: null, baseline: 1 });
+    const markdown = await report(runsDir);
+    expect(markdown.code, markdown.stderr).toBe(0);
+    expect(markdown.stdout).toMatch(/^\| again +\| gold +\| +2 \|.*\| +none \| \w/m);
+  });
 });
 
 describe("rates over tasks with unequal trial counts", () => {

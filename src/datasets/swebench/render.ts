@@ -12,11 +12,12 @@ import { MODULES_DIR } from "./repos.js";
 import type { SwebenchRow } from "./row.js";
 
 /**
- * The check.sh every task shares: grading is lab's, on the host. Without lab on PATH it says how
- * to get it there, instead of bash's bare "lab: not found".
+ * The check.sh every task shares: it runs `lab grade`, which grades in lab's sandbox. Without lab
+ * on PATH it says how to get it there, instead of bash's bare "lab: not found".
  */
 export const CHECK_SH = `#!/usr/bin/env bash
-# Grades a work tree (or, with --patch FILE, a diff) against this task's hidden tests, on the host.
+# Grades a work tree (or, with --patch FILE, a diff) against this task's hidden tests,
+# its install and tests run in a bwrap sandbox (unconfined only where bwrap cannot run).
 # Runs the lab on PATH (\`npm link\` in lab's folder puts it there), or the one LAB_BIN names.
 set -euo pipefail
 here="$(cd "$(dirname "\${BASH_SOURCE[0]}")" && pwd)"

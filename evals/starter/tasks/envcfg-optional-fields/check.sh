@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Grades a work tree (or, with --patch FILE, a diff) against this task's hidden tests, on the host.
+# Grades a work tree (or, with --patch FILE, a diff) against this task's hidden tests,
+# its install and tests run in a bwrap sandbox (unconfined only where bwrap cannot run).
 # Runs the lab on PATH (`npm link` in lab's folder puts it there), or the one LAB_BIN names.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
