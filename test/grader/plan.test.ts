@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Oracle } from "../../src/core/index.js";
 import { APPLY_CHAIN, describePlan, planGrade, type GradeOptions } from "../../src/grader/index.js";
 import { testEnvironment } from "../helpers/lab.js";
+import { pythonSpec } from "../helpers/fixture-suite.js";
 
 const task = {
   suite: "demo",
@@ -150,7 +151,7 @@ describe("planGrade for other runners", () => {
         ...base,
         testPatch: djangoPatch,
         environment: {
-          ...base.environment,
+          ...pythonSpec(base.environment),
           testCommand: "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1",
           testDirectiveRule: "django",
           preTest: ["export LANG=en_US.UTF-8"],
