@@ -318,7 +318,10 @@ export function describePlan(plan: GradingPlan): string {
       : `  install: ${install.command} (${install.reuse.allowed ? "the base commit's install is reused when the applied change leaves it alone" : `always fresh: ${install.reuse.why}`})`,
     `  reset: ${plan.resetFiles.length === 0 ? "nothing" : plan.resetFiles.map((file) => `${file.path}${file.isNew ? " (new)" : ""}`).join(", ")}`,
     ...(plan.preTest.length === 0 ? [] : [`  pre-test: ${plan.preTest.join("; ")}`]),
-    `  tests: ${plan.testCommand}`,
+    // A JS command carries lab's reporter's source: the log's `+` line shows it whole.
+    plan.js === null
+      ? `  tests: ${plan.testCommand}`
+      : `  tests: ${plan.js.runner} on ${plan.js.testFiles.join(", ")} only, its results written to ${plan.js.resultsPath}`,
     `  parser: ${plan.js === null ? plan.parser : `lab's ${plan.js.runner} results (${String(plan.js.testFiles.length)} test file(s))`}; ${String(plan.failToPass.length)} FAIL_TO_PASS, ${String(plan.passToPass.length)} PASS_TO_PASS`,
     `  canaries: ${describeCanaryPlan(plan.canaries)}`,
     ...(plan.services.length === 0 ? [] : [`  services: ${plan.services.join(", ")}`]),
