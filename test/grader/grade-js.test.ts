@@ -5,7 +5,14 @@ import type { Oracle, Task } from "../../src/core/index.js";
 import { gradeChange, type GradeOptions } from "../../src/grader/index.js";
 import { loadOracle, loadSuite, loadTask } from "../../src/suite/index.js";
 import { writeFixtureSuite } from "../helpers/fixture-suite.js";
-import { FIXTURE_NODE, jestLockfile, jestTask, nodeTestTask } from "../helpers/js-fixture-tasks.js";
+import {
+  FIXTURE_NODE,
+  jestLockfile,
+  jestTask,
+  nodeTestTask,
+  vitestLockfile,
+  vitestTask,
+} from "../helpers/js-fixture-tasks.js";
 import { testEnvironment } from "../helpers/lab.js";
 import { tempDir } from "../helpers/temp.js";
 
@@ -18,9 +25,10 @@ beforeAll(async () => {
   writeFixtureSuite(path.join(root, "evals"), "js", [
     nodeTestTask("js-node-test"),
     jestTask("js-jest", await jestLockfile()),
+    vitestTask("js-vitest", await vitestLockfile()),
   ]);
   const suite = await loadSuite("js", { evalsDir: path.join(root, "evals"), cwd: root });
-  for (const id of ["js-node-test", "js-jest"]) {
+  for (const id of ["js-node-test", "js-jest", "js-vitest"]) {
     const task = await loadTask(suite, id);
     loaded[id] = { task, oracle: await loadOracle(task) };
   }
@@ -62,11 +70,27 @@ function goldAndManifest(id: string, base: string): string {
 }
 
 const RUNNERS = [
-  { id: "js-node-test", runner: "node:test", task: () => nodeTestTask("js-node-test") },
-  { id: "js-jest", runner: "jest", task: () => jestTask("js-jest", "{}") },
+  {
+    id: "js-node-test",
+    runner: "node:test",
+    file: "test/add.test.js",
+    task: () => nodeTestTask("js-node-test"),
+  },
+  {
+    id: "js-jest",
+    runner: "jest",
+    file: "test/add.test.js",
+    task: () => jestTask("js-jest", "{}"),
+  },
+  {
+    id: "js-vitest",
+    runner: "vitest",
+    file: "test/add.test.ts",
+    task: () => vitestTask("js-vitest", "{}"),
+  },
 ] as const;
 
-describe.each(RUNNERS)("a $runner task", ({ id, runner, task: fixture }) => {
+describe.each(RUNNERS)("a $runner task", ({ id, runner, file, task: fixture }) => {
   it("resolves the gold patch, with the task's Node, and says so in the plan", async () => {
     const { task, oracle } = loaded[id]!;
     const opts = options();
@@ -74,8 +98,8 @@ describe.each(RUNNERS)("a $runner task", ({ id, runner, task: fixture }) => {
     const log = readFileSync(opts.logFile, "utf8");
     expect(grade, log).toMatchObject({ resolved: true, reason: null, tampering: [] });
     expect(grade.statuses).toEqual({
-      "test/add.test.js > add > adds two numbers": "PASSED",
-      "test/add.test.js > add > keeps zero": "PASSED",
+      [`${file} > add > adds two numbers`]: "PASSED",
+      [`${file} > add > keeps zero`]: "PASSED",
     });
     expect(grade.environmentKey).toMatch(new RegExp(`^node${FIXTURE_NODE}-npm10\\.`));
     expect(["fresh", "reused"]).toContain(grade.install);
@@ -92,10 +116,10 @@ describe.each(RUNNERS)("a $runner task", ({ id, runner, task: fixture }) => {
     const opts = options();
     const { grade } = await gradeChange(task, oracle, { patch: "" }, opts);
     expect(grade).toMatchObject({ resolved: false, patchEmpty: true, install: "reused" });
-    expect(grade.failToPass).toEqual({ "test/add.test.js > add > adds two numbers": false });
-    expect(grade.passToPass).toEqual({ "test/add.test.js > add > keeps zero": true });
+    expect(grade.failToPass).toEqual({ [`${file} > add > adds two numbers`]: false });
+    expect(grade.passToPass).toEqual({ [`${file} > add > keeps zero`]: true });
     expect(grade.reason).toBe(
-      "1 of 1 FAIL_TO_PASS tests failed: test/add.test.js > add > adds two numbers (FAILED)",
+      `1 of 1 FAIL_TO_PASS tests failed: ${file} > add > adds two numbers (FAILED)`,
     );
     expect(readFileSync(opts.logFile, "utf8")).toContain(
       "lab: the change leaves the install's inputs alone, so the base commit's install",

@@ -10,6 +10,9 @@ export const FIXTURE_NODE = "20.11.1";
 /** The jest the jest fixture task installs. */
 export const FIXTURE_JEST = "29.7.0";
 
+/** The vitest the vitest fixture task installs. */
+export const FIXTURE_VITEST = "2.1.9";
+
 const GITIGNORE = "node_modules/\n";
 
 /** `add` subtracts; the hidden tests catch it. */
@@ -68,11 +71,8 @@ describe("add", () => {
  */
 export function jestTask(id: string, lockfile: string): FixtureTask {
   const base: Files = {
-    "package.json": manifest(id, {
-      scripts: { test: "jest" },
-      devDependencies: { jest: FIXTURE_JEST },
-    }),
-    "package-lock.json": lockfile.replaceAll('"lab-jest-lock"', JSON.stringify(id)),
+    "package.json": manifest(id, JEST_MANIFEST),
+    "package-lock.json": lockfile.replaceAll('"lab-lock"', JSON.stringify(id)),
     ".gitignore": GITIGNORE,
     "jest.config.js": 'module.exports = { testEnvironment: "node" };\n',
     "src/add.js": BUGGY_ADD,
@@ -96,23 +96,66 @@ describe("add", () => {
 }
 
 /**
- * The package-lock.json of a project named "lab-jest-lock" whose only dependency is jest
- * FIXTURE_JEST, resolved from the npm registry by the host's npm once per machine and kept in
- * the shared test cache.
+ * A JS task graded with vitest from the npm registry, in TypeScript: an ES module package, its
+ * real package-lock.json (`vitestLockfile`), a vitest.config.ts, the bug and the hidden tests.
  */
-export async function jestLockfile(): Promise<string> {
-  const file = path.join(sharedCacheDir, "js-fixtures", `jest-${FIXTURE_JEST}-package-lock.json`);
+export function vitestTask(id: string, lockfile: string): FixtureTask {
+  return {
+    id,
+    base: {
+      "package.json": manifest(id, VITEST_MANIFEST),
+      "package-lock.json": lockfile.replaceAll('"lab-lock"', JSON.stringify(id)),
+      ".gitignore": GITIGNORE,
+      "vitest.config.ts": `import { defineConfig } from "vitest/config";
+export default defineConfig({ test: { include: ["test/**/*.test.ts"] } });
+`,
+      "src/add.ts": "export const add = (a: number, b: number): number => a - b;\n",
+    },
+    gold: { "src/add.ts": "export const add = (a: number, b: number): number => a + b;\n" },
+    tests: {
+      "test/add.test.ts": `import { describe, expect, it } from "vitest";
+import { add } from "../src/add";
+describe("add", () => {
+  it("adds two numbers", () => expect(add(2, 3)).toBe(5));
+  it("keeps zero", () => expect(add(0, 0)).toBe(0));
+});
+`,
+    },
+    failToPass: ["test/add.test.ts > add > adds two numbers"],
+    passToPass: ["test/add.test.ts > add > keeps zero"],
+    environment: { kind: "node", node: FIXTURE_NODE, runner: "vitest" },
+  };
+}
+
+const JEST_MANIFEST = { scripts: { test: "jest" }, devDependencies: { jest: FIXTURE_JEST } };
+const VITEST_MANIFEST = {
+  type: "module",
+  scripts: { test: "vitest" },
+  devDependencies: { vitest: FIXTURE_VITEST },
+};
+
+/** The package-lock.json of jestTask's package.json (see lockfileOf). */
+export function jestLockfile(): Promise<string> {
+  return lockfileOf(`jest-${FIXTURE_JEST}`, JEST_MANIFEST);
+}
+
+/** The package-lock.json of vitestTask's package.json (see lockfileOf). */
+export function vitestLockfile(): Promise<string> {
+  return lockfileOf(`vitest-${FIXTURE_VITEST}`, VITEST_MANIFEST);
+}
+
+/**
+ * The package-lock.json of a project named "lab-lock" with the given package.json fields,
+ * resolved from the npm registry by the host's npm once per machine and kept in the shared
+ * test cache.
+ */
+async function lockfileOf(name: string, fields: Record<string, unknown>): Promise<string> {
+  const file = path.join(sharedCacheDir, "js-fixtures", `${name}-package-lock.json`);
   if (existsSync(file)) return readFileSync(file, "utf8");
   const dir = `${file}.building-${String(process.pid)}`;
   mkdirSync(dir, { recursive: true });
   try {
-    writeFileSync(
-      path.join(dir, "package.json"),
-      manifest("lab-jest-lock", {
-        scripts: { test: "jest" },
-        devDependencies: { jest: FIXTURE_JEST },
-      }),
-    );
+    writeFileSync(path.join(dir, "package.json"), manifest("lab-lock", fields));
     const result = await runCommand(
       ["npm", "install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund"],
       {
@@ -127,7 +170,7 @@ export async function jestLockfile(): Promise<string> {
         timeoutMs: 10 * 60_000,
       },
     );
-    if (result.exitCode !== 0) throw new Error(`npm could not lock jest:\n${result.stderrTail}`);
+    if (result.exitCode !== 0) throw new Error(`npm could not lock ${name}:\n${result.stderrTail}`);
     renameSync(path.join(dir, "package-lock.json"), file);
     return readFileSync(file, "utf8");
   } finally {
