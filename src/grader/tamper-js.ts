@@ -4,7 +4,7 @@
  * setup files they name. A diff's hunks do not show which key a changed line sits under, so the
  * keys are compared between the base commit and the applied checkout. See tamper.ts.
  */
-import { readFile } from "node:fs/promises";
+import { lstat, readFile } from "node:fs/promises";
 import path from "node:path";
 import { listPatchFiles } from "../core/index.js";
 import { tryGit } from "../git/index.js";
@@ -41,7 +41,7 @@ export async function detectJsRunnerConfigChange(
   ]);
   for (const manifest of manifests) {
     const before = await readBase(manifest, baseCommit, repo, gitEnv);
-    const after = await readFile(path.join(repo, manifest), "utf8").then(parseObject, () => null);
+    const after = await readApplied(path.join(repo, manifest));
     const dir = path.posix.dirname(manifest);
     for (const key of RUNNER_KEYS) {
       const old = before?.[key];
@@ -67,6 +67,19 @@ async function readBase(
     env: gitEnv,
   });
   return shown.exitCode === 0 ? parseObject(shown.stdout ?? "") : null;
+}
+
+/** The most of a package.json the scan reads. */
+const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
+
+/**
+ * A package.json of the applied checkout, parsed: only a regular file, never followed through a
+ * link (the change may make it one to a host file or a device), and of a sane size.
+ */
+async function readApplied(file: string): Promise<Record<string, unknown> | null> {
+  const stats = await lstat(file).catch(() => null);
+  if (stats?.isFile() !== true || stats.size > MAX_MANIFEST_BYTES) return null;
+  return readFile(file, "utf8").then(parseObject, () => null);
 }
 
 function parseObject(text: string): Record<string, unknown> | null {

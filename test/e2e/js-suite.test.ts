@@ -49,5 +49,9 @@ describe("a suite of JS tasks, end to end", () => {
     expect(gold.stderr).toMatch(/run js-gold completed: 2\/2 resolved/);
     const noop = await runLab(at("run", "noop", "--suite", "js"), { cwd: root });
     expect(noop.stderr).toMatch(/run js-noop completed: 0\/2 resolved/);
+    // The results are in each trial's grader.log, so a regrade reaches the same verdicts.
+    const regraded = await runLab(at("regrade", "js-gold", "--json"), { cwd: root });
+    expect(regraded.code, regraded.stderr).toBe(0);
+    expect(JSON.parse(regraded.stdout)).toMatchObject({ judged: 2, skipped: 0, changes: [] });
   }, 600_000);
 });
