@@ -42,6 +42,7 @@ export type NodeTestRunner = "jest" | "vitest" | "mocha" | "node:test";
  * registry into lab's cache, its frozen install, and the runner of its hidden tests.
  */
 export interface NodeEnvironmentSpec {
+  /** What makes it Node's: environment.json's `"kind": "node"`. */
   readonly kind: "node";
   /** The exact Node release ("20.11.1"). */
   readonly node: string;
