@@ -172,11 +172,18 @@ export function testLogParserOf(spec: EnvironmentSpec): TestLogParser {
 /**
  * The hidden test files of a JS test patch: JavaScript and TypeScript files it adds or changes
  * that are tests by name (`*.test.*`, `*.spec.*`) or place (`test/`, `tests/`, `__tests__/`);
- * fixtures, snapshots and helpers it touches are reset and applied but not run.
+ * fixtures, snapshots and helpers it touches are reset and applied but not run, and a test file
+ * it deletes is not there to run.
  */
 export function jsTestFilesOf(testPatch: string): string[] {
+  const deleted = new Set(
+    listPatchFiles(testPatch)
+      .filter((file) => file.isDeleted)
+      .map((file) => file.path),
+  );
   return selectTestDirectives(testPatch, "files").filter(
     (file) =>
+      !deleted.has(file) &&
       /\.[cm]?[jt]sx?$/.test(file) &&
       !file.endsWith(".d.ts") &&
       (/\.(test|spec)\.[cm]?[jt]sx?$/.test(file) || /(^|\/)(tests?|__tests__)\//.test(file)),

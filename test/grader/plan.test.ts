@@ -184,6 +184,12 @@ describe("the plan of a JS task", () => {
     "+++ b/test/fixtures/data.json",
     "@@ -0,0 +1 @@",
     "+{}",
+    "diff --git a/test/old.test.js b/test/old.test.js",
+    "deleted file mode 100644",
+    "--- a/test/old.test.js",
+    "+++ /dev/null",
+    "@@ -1 +0,0 @@",
+    "-test('old', () => {});",
     "",
   ].join("\n");
   const jsOracle: Oracle = {
@@ -217,6 +223,8 @@ describe("the plan of a JS task", () => {
       "#   tests: jest on test/add.test.js only, its results written to /scratch/grade/tmp/lab-js-results\n",
     );
     expect(text).toContain("#   canaries: none (no canaries for the jest runner yet)\n");
-    expect(text).toContain("#   reset: test/add.test.js (new), test/fixtures/data.json (new)\n");
+    expect(text).toContain(
+      "#   reset: test/add.test.js (new), test/fixtures/data.json (new), test/old.test.js\n",
+    );
   });
 });
