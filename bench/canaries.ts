@@ -52,11 +52,13 @@ const totals: number[] = [];
 for (const id of ids) {
   const task = await loadTask(suite, id);
   const oracle = await loadOracle(task);
-  const directives = selectTestDirectives(
-    oracle.testPatch,
-    oracle.environment.testDirectiveRule ?? "files",
-  );
-  const plan = planCanaries(oracle.environment, directives);
+  const spec = oracle.environment;
+  if (spec.kind === "node") {
+    console.log(`${id} | a JS task: no canaries for the ${spec.runner} runner yet`);
+    continue;
+  }
+  const directives = selectTestDirectives(oracle.testPatch, spec.testDirectiveRule ?? "files");
+  const plan = planCanaries(spec, directives);
   if (plan.style === null) {
     console.log(`${id} | none: ${plan.why}`);
     continue;
@@ -92,7 +94,7 @@ for (const id of ids) {
     if (planted === null) continue;
     count = planted.canaries.length;
     started = performance.now();
-    const parse = (text: string) => parseTestLog(text, oracle.environment.logParser);
+    const parse = (text: string) => parseTestLog(text, spec.logParser);
     const all = parse(log);
     started = performance.now();
     checkCanaries(planted, log, parse, { exitCode: 1, timedOut: false, limitExceeded: null }, all);

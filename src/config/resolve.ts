@@ -8,7 +8,11 @@ import {
   UsageError,
   type ChangeSource,
 } from "../core/index.js";
-import { UV_PASSED_VARIABLES, type EnvironmentOptions } from "../environment/index.js";
+import {
+  nodePassEnvFrom,
+  UV_PASSED_VARIABLES,
+  type EnvironmentOptions,
+} from "../environment/index.js";
 import {
   MAX_TRIALS,
   type RunConfig,
@@ -44,6 +48,8 @@ export interface LabSettings {
   readonly toolsDir: string;
   /** The user's settings of uv: its index, cache, certificates and proxies. */
   readonly uvPassEnv: Readonly<Record<string, string>>;
+  /** The user's settings of npm: its registry, certificates and proxies (JS tasks). */
+  readonly npmPassEnv?: Readonly<Record<string, string>> | undefined;
   /** How the docker sandbox reaches the engine and builds its image. */
   readonly docker: DockerSettings;
 }
@@ -124,6 +130,7 @@ export function resolveSettings(
     home,
     toolsDir: path.resolve(cwd, defaultToolsDir({ ...env, HOME: home })),
     uvPassEnv: uvPassEnvFrom(env),
+    npmPassEnv: nodePassEnvFrom(env),
     docker: dockerSettingsFrom(env, home, resolvedCacheDir),
   };
 }
@@ -135,6 +142,7 @@ export function environmentOptions(settings: LabSettings, signal: AbortSignal): 
     pathEnv: settings.pathEnv,
     home: settings.home,
     uvPassEnv: settings.uvPassEnv,
+    npmPassEnv: settings.npmPassEnv,
     pyenvRoot: settings.pyenvRoot,
     uv: settings.uv,
     timeoutMs: 20 * 60_000,

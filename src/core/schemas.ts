@@ -1,5 +1,11 @@
 import { z } from "zod";
-import type { JsLogParser, LogParser, TestDirectiveRule } from "./types.js";
+import type {
+  EnvironmentSpec,
+  JsLogParser,
+  LogParser,
+  NodeTestRunner,
+  TestDirectiveRule,
+} from "./types.js";
 
 /** Every LogParser, for the schema (checked against the type). */
 const LOG_PARSERS = [
@@ -41,8 +47,17 @@ export const testListsSchema = z.object({
   PASS_TO_PASS: z.array(z.string()),
 });
 
-/** `oracle/<id>/environment.json`: how the task's Python environment is built. */
-export const environmentSpecSchema = z.object({
+/** Every NodeTestRunner, for the schema. */
+export const NODE_TEST_RUNNERS = [
+  "jest",
+  "vitest",
+  "mocha",
+  "node:test",
+] as const satisfies readonly NodeTestRunner[];
+
+/** `oracle/<id>/environment.json` of a Python task: how its environment is built. */
+export const pythonEnvironmentSpecSchema = z.object({
+  kind: z.literal("python").optional(),
   python: z.string().regex(/^\d+\.\d+(\.\d+)?$/, "a Python version such as 3.11 or 3.9.18"),
   pins: z.array(z.string()).default([]),
   pinsInstallArgs: z.array(z.string()).default([]),
@@ -57,6 +72,36 @@ export const environmentSpecSchema = z.object({
   debianPackages: z.array(z.string()).optional(),
   preTest: z.array(z.string()).optional(),
 });
+
+/** `oracle/<id>/environment.json` of a JavaScript/TypeScript task (`"kind": "node"`). */
+export const nodeEnvironmentSpecSchema = z.object({
+  kind: z.literal("node"),
+  node: z.string().regex(/^\d+\.\d+\.\d+$/, "an exact Node version such as 20.11.1"),
+  packageManager: z
+    .string()
+    .regex(/^(npm|pnpm|yarn)(@[^\s]+)?$/, "npm, pnpm or yarn, with @version or without")
+    .optional(),
+  runner: z.enum(NODE_TEST_RUNNERS),
+  env: z.record(z.string(), z.string()).default({}),
+});
+
+/**
+ * `oracle/<id>/environment.json`: Node's spec when `kind` is "node", else Python's (the
+ * default: specs written before Node's have no kind). Chosen by `kind` first, so an error names
+ * the fields of the one spec meant rather than both.
+ */
+export const environmentSpecSchema: z.ZodType<EnvironmentSpec> = z
+  .unknown()
+  .transform((value, context): EnvironmentSpec => {
+    const isNode =
+      typeof value === "object" && value !== null && (value as { kind?: unknown }).kind === "node";
+    const parsed = (isNode ? nodeEnvironmentSpecSchema : pythonEnvironmentSpecSchema).safeParse(
+      value,
+    );
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues) context.addIssue({ ...issue, path: issue.path });
+    return z.NEVER;
+  });
 
 /** `suite.json`: a suite's name and version. */
 export const suiteInfoSchema = z.object({

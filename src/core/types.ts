@@ -30,8 +30,37 @@ export type JsLogParser = "jest" | "jest_json" | "vitest" | "karma" | "tap" | "i
  */
 export type TestDirectiveRule = "files" | "django";
 
+/** The environment a task is graded in: Python's (no `kind`, as every spec before Node's) or Node's. */
+export type EnvironmentSpec = PythonEnvironmentSpec | NodeEnvironmentSpec;
+
+/** The JavaScript test runners a Node task's hidden tests run with. */
+export type NodeTestRunner = "jest" | "vitest" | "mocha" | "node:test";
+
+/**
+ * The Node environment a JavaScript/TypeScript task is graded in (docs/design/node-runtime.md,
+ * "How a JS task is graded"): the project's Node and package manager, fetched from the npm
+ * registry into lab's cache, its frozen install, and the runner of its hidden tests.
+ */
+export interface NodeEnvironmentSpec {
+  /** What makes it Node's: environment.json's `"kind": "node"`. */
+  readonly kind: "node";
+  /** The exact Node release ("20.11.1"). */
+  readonly node: string;
+  /**
+   * The package manager as corepack's field states it ("npm", "pnpm@8.6.0", "yarn@1.22.22");
+   * absent: read from the project at the base commit (packageManager field, lockfile).
+   */
+  readonly packageManager?: string | undefined;
+  /** The runner of the hidden test files. */
+  readonly runner: NodeTestRunner;
+  /** Extra environment variables for the install and the test run. */
+  readonly env: Readonly<Record<string, string>>;
+}
+
 /** The Python environment a task is graded in. */
-export interface EnvironmentSpec {
+export interface PythonEnvironmentSpec {
+  /** Absent or "python": every spec written before Node's has no kind. */
+  readonly kind?: "python" | undefined;
   /** Interpreter version, "3.11" or "3.9.18". */
   readonly python: string;
   /** Pinned requirements installed before the project, pip syntax ("pytest==8.3.4"). */

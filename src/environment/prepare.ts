@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { chmod, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ensureDebianPackages } from "./system-packages.js";
-import { LabError, type EnvironmentSpec } from "../core/index.js";
+import { LabError, type PythonEnvironmentSpec } from "../core/index.js";
 import { runCommand } from "../process/index.js";
 import { findPython, type PythonInterpreter } from "./python.js";
 import { ownUvDir } from "./cache.js";
@@ -19,6 +19,8 @@ export interface EnvironmentOptions {
   readonly home: string;
   /** The user's settings of uv (`UV_PASSED_VARIABLES`: index, cache, certificates, proxies). */
   readonly uvPassEnv: Readonly<Record<string, string>>;
+  /** The user's settings of npm (`nodePassEnvFrom`: registry, certificates, proxies); none when absent. */
+  readonly npmPassEnv?: Readonly<Record<string, string>> | undefined;
   /** pyenv's root, whose versions/ folder holds era interpreters. */
   readonly pyenvRoot: string;
   /** An explicit uv binary (`LAB_UV`). */
@@ -86,7 +88,7 @@ export function failedDownloadsFile(cacheDir: string): string {
 
 /** Finds or builds the cached environment for a spec. Safe under concurrent callers. */
 export async function prepareEnvironment(
-  spec: EnvironmentSpec,
+  spec: PythonEnvironmentSpec,
   options: EnvironmentOptions,
 ): Promise<PreparedEnvironment> {
   // The project's build and tests need these on the host (compilers, headers, tools).
@@ -276,7 +278,7 @@ export function summarizeUvFailure(stderr: string): string {
   return named ?? lastLine(stderr);
 }
 
-function buildError(spec: EnvironmentSpec, why: string): LabError {
+function buildError(spec: PythonEnvironmentSpec, why: string): LabError {
   return new LabError(
     "ENVIRONMENT_FAILED",
     `Building the Python ${spec.python} environment failed: ${why}.`,

@@ -7,7 +7,7 @@ import { applyChange } from "./apply.js";
 import { checkoutForGrade } from "./checkout.js";
 import { preInstall } from "./install-project.js";
 import { openGrade } from "./open-grade.js";
-import { describePlan, planGrade, type GradeOptions } from "./plan.js";
+import { describePlan, isPythonPlan, planGrade, type GradeOptions } from "./plan.js";
 
 /** A checkout of a task's base commit with its gold patch applied, for the oracle audit. */
 export interface GoldCheckout {
@@ -43,6 +43,12 @@ export async function withGoldCheckout<T>(
     { patch: oracle.goldPatch },
     { ...options, canaries: false },
   );
+  if (!isPythonPlan(plan))
+    throw new LabError(
+      "TASK_INVALID",
+      `The oracle audit makes its wrong variants with Python, and ${task.info.id} is a JS task.`,
+      { hint: "Audit the suite's Python tasks only (--tasks)." },
+    );
   const { places } = plan;
   try {
     await writeFile(places.logFile, describePlan(plan));

@@ -63,27 +63,21 @@ export async function confineGrade(options: {
   readonly home: string;
   /** The graded commands' PATH. */
   readonly pathEnv: string;
-  readonly prepared: PreparedEnvironment;
-  readonly gradeEnv: GradeEnvironment;
+  /** What of lab's the graded commands run with: an interpreter and its environments, or a Node. */
+  readonly toolchain: GradeToolchain;
 }): Promise<GradeConfinement & { readonly gitDir: string }> {
   const choice = options.sandbox ?? {
     provider: await defaultGradeProvider(options.environment.pathEnv),
   };
   const gitDir = await moveGitDir(options.repo, options.scratchDir);
   const marker = createEnvMarker("LAB_GRADE_TOKEN");
-  const { gradeEnv } = options;
   const places: ConfinedPlaces = {
     scratchDir: options.scratchDir,
     repo: options.repo,
     gitDir,
-    venv: gradeEnv.venv,
-    prepared: options.prepared,
+    toolchain: options.toolchain,
     pathEnv: options.pathEnv,
-    readOnly: pathsNamedBy({ ...gradeEnv.env, ...gradeEnv.testEnv }, [
-      "UV_CONSTRAINT",
-      "PYTHONPATH",
-    ]),
-    userFiles: pathsNamedBy(gradeEnv.env, ["SSL_CERT_FILE"]),
+    readOnly: [],
     debianPackages: options.debianPackages,
   };
   const hidden = gradeHiddenPaths(options.task, options.environment.cacheDir, options.scratchDir);
@@ -119,6 +113,41 @@ export async function confineGrade(options: {
   };
 }
 
+/**
+ * What of lab's a grade's commands run with, by how the sandbox shows it: a Python grade's
+ * cached environment and uv (read-only), its interpreter (checked like a tool's installation)
+ * and its per-grade venv (read-write); a Node grade's runtime and package manager (read-only).
+ */
+export interface GradeToolchain {
+  /** lab's trusted folders (in its cache, which is otherwise hidden): read-only. */
+  readonly readOnly: readonly string[];
+  /** Installations and user files outside lab's folders: read-only, refused like a tool's paths. */
+  readonly toolPaths: readonly string[];
+  /** Folders besides the checkout and the grade's /tmp the commands write (a venv). */
+  readonly writable: readonly string[];
+}
+
+/** A Python grade's toolchain: its cached environment, uv, interpreter and per-grade venv. */
+export function pythonToolchain(
+  prepared: PreparedEnvironment,
+  gradeEnv: GradeEnvironment,
+): GradeToolchain {
+  // <env>/lib/pythonX.Y/site-packages
+  const cachedEnv = path.dirname(path.dirname(path.dirname(prepared.sitePackages)));
+  return {
+    readOnly: [
+      cachedEnv,
+      prepared.uv,
+      ...pathsNamedBy({ ...gradeEnv.env, ...gradeEnv.testEnv }, ["UV_CONSTRAINT", "PYTHONPATH"]),
+    ],
+    toolPaths: [
+      ...interpreterPrefixes(prepared.python.path),
+      ...pathsNamedBy(gradeEnv.env, ["SSL_CERT_FILE"]),
+    ],
+    writable: [gradeEnv.venv],
+  };
+}
+
 /** The places of one grade that its graded commands use. */
 export interface ConfinedPlaces {
   /** The grade's scratch folder: its `home/` and `tmp/` become the commands' HOME and /tmp. */
@@ -127,15 +156,12 @@ export interface ConfinedPlaces {
   readonly repo: string;
   /** The checkout's git directory, moved out of it: read-only, so lab's own git can trust it. */
   readonly gitDir: string;
-  /** The per-grade virtual environment: read-write. */
-  readonly venv: string;
-  readonly prepared: PreparedEnvironment;
+  /** What of lab's the commands run with, and how each part is shown. */
+  readonly toolchain: GradeToolchain;
   /** The commands' PATH; its folders are shown read-only, as a tool's are. */
   readonly pathEnv: string;
-  /** lab's own files the commands read (constraints, sitecustomize folders): read-only. */
+  /** lab's own files one phase's commands read (a services folder): read-only. */
   readonly readOnly: readonly string[];
-  /** The user's files they need (SSL_CERT_FILE): read-only, refused like a tool's paths. */
-  readonly userFiles: readonly string[];
   /** The task's Debian packages (a compiler, headers): docker adds them to its image. */
   readonly debianPackages: readonly string[];
 }
@@ -171,27 +197,26 @@ export function gradeHiddenPaths(
 }
 
 /**
- * Makes the sandbox one phase of a grade runs its commands in. Under bwrap they see the system,
- * the PATH's folders and the interpreter's installation read-only; the cached environment and
- * the uv binary read-only; the checkout, the per-grade venv, HOME and /tmp read-write; the
- * checkout's git directory and lab's files read-only; and nothing else of the host.
+ * Makes the sandbox one phase of a grade runs its commands in. Under bwrap they see the system
+ * and the PATH's folders read-only; the toolchain as it says (a Python grade's interpreter,
+ * cached environment and uv read-only, its venv read-write; a Node grade's runtime and package
+ * manager read-only); the checkout, HOME and /tmp read-write; the checkout's git directory and
+ * lab's files read-only; and nothing else of the host.
  */
 export async function openGradeSandbox(
   choice: GradeSandbox,
   places: ConfinedPlaces,
   hidden: readonly string[],
 ): Promise<Sandbox> {
-  const { prepared } = places;
-  // <env>/lib/pythonX.Y/site-packages
-  const cachedEnv = path.dirname(path.dirname(path.dirname(prepared.sitePackages)));
+  const { toolchain } = places;
   return choice.provider.create({
     workTree: places.repo,
     stateDir: places.scratchDir,
-    readOnlyPaths: [places.gitDir, cachedEnv, prepared.uv, ...places.readOnly],
+    readOnlyPaths: [places.gitDir, ...toolchain.readOnly, ...places.readOnly],
     // Checked like a tool's installation: refused if it holds the home or a hidden folder.
-    toolPaths: [...interpreterPrefixes(prepared.python.path), ...places.userFiles],
+    toolPaths: toolchain.toolPaths,
     // The grade's TMPDIR is its tmp/ at its real path; bwrap also shows it at /tmp.
-    writablePaths: [places.venv, path.join(places.scratchDir, "tmp")],
+    writablePaths: [...toolchain.writable, path.join(places.scratchDir, "tmp")],
     hiddenPaths: [...hidden, ...(choice.hiddenPaths ?? [])],
     hostHome: choice.hostHome ?? os.homedir(),
     pathEnv: places.pathEnv,

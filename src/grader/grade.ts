@@ -2,13 +2,11 @@ import { existsSync } from "node:fs";
 import { appendFile, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createPhaseTimer, removeTree, type Grade, type Oracle, type Task } from "../core/index.js";
-import { prepareEnvironment } from "../environment/index.js";
 import { applyChange, readChange } from "./apply.js";
 import { plantCanaries } from "./canaries.js";
 import { checkoutForGrade } from "./checkout.js";
-import { installProject, preInstall } from "./install-project.js";
+import { openGradeSession } from "./grade-session.js";
 import { countCanaries, judgeTestLog, storedTestEnd, testEndOf, withLeftOut } from "./judge.js";
-import { openGrade } from "./open-grade.js";
 import {
   describePlan,
   planGrade,
@@ -16,8 +14,9 @@ import {
   type GradeOptions,
   type GradingPlan,
 } from "./plan.js";
+import { detectJsRunnerConfigChange } from "./tamper-js.js";
 import { detectTestTampering } from "./tamper.js";
-import { applyTestPatch, readGradingLog, resetTestFiles, runHiddenTests } from "./test-run.js";
+import { applyTestPatch, readGradingLog, resetTestFiles } from "./test-run.js";
 
 /** Where the base commit of pytest's or pluggy's own repository keeps its package. */
 const OWN_PYTEST = ["src/_pytest", "_pytest", "src/pluggy", "pluggy"];
@@ -72,7 +71,9 @@ export async function executeGrade(
     const tampering = patchEmpty
       ? []
       : detectTestTampering(patch, plan.testPatch, {
-          projectIsPytest: OWN_PYTEST.some((dir) => existsSync(path.join(places.repo, dir))),
+          projectIsPytest:
+            plan.js === null && OWN_PYTEST.some((dir) => existsSync(path.join(places.repo, dir))),
+          isJsTask: plan.js !== null,
         });
 
     const unresolved = (fields: Partial<Grade> & { reason: string }): GradeOutcome => ({
@@ -101,14 +102,11 @@ export async function executeGrade(
         reason: `the work tree could not be taken as a diff: ${captured.refused}`,
       });
 
-    const prepared = await timer.timed("environment", () =>
-      prepareEnvironment(plan.environment, plan.machine),
-    );
-    const open = await timer.timed("venv", () => openGrade(plan, prepared, signal));
-    await appendFile(places.logFile, `${open.confinement.note}\n`);
+    const open = await openGradeSession(plan, timer, signal);
+    const prepared = { key: open.key };
     // Upstream's image ran these before any prediction met the repository: the change is
     // applied over their edits, and measured against them.
-    const baseline = await timer.timed("pre-install", () => preInstall(plan, open, signal));
+    const baseline = await timer.timed("pre-install", () => open.preInstall());
 
     let applyMethod: string | null = null;
     if (!patchEmpty) {
@@ -123,7 +121,17 @@ export async function executeGrade(
         });
       }
     }
-    const install = await installProject(plan, open, baseline, timer, signal);
+    if (applyMethod !== null && plan.js !== null)
+      tampering.push(
+        ...(await detectJsRunnerConfigChange(
+          patch,
+          plan.testPatch,
+          places.repo,
+          baseline,
+          open.gitEnv,
+        )),
+      );
+    const install = await open.install(baseline);
 
     await timer.timed("reset", () => resetTestFiles(plan, open));
     if (!(await applyTestPatch(plan, open, signal))) {
@@ -137,7 +145,7 @@ export async function executeGrade(
     }
 
     const canaries = await timer.timed("canaries", () => plantCanaries(plan.canaries, places.repo));
-    const testRun = await runHiddenTests(plan, open, timer, signal, canaries?.guard ?? null);
+    const testRun = await open.runTests(canaries?.guard ?? null);
     const read = await readGradingLog(places.logFile);
     if ("tooLong" in read)
       return unresolved({

@@ -11,6 +11,7 @@ export {
   type GradeOptions,
   type GradingPlan,
   type InstallPlan,
+  testLogParserOf,
 } from "./plan.js";
 export {
   extractTestOutput,
@@ -18,7 +19,7 @@ export {
   TEST_OUTPUT_END,
   TEST_OUTPUT_START,
 } from "./parse-log.js";
-export type { JsLogParser, LogParser, TestOutput } from "./parse-log.js";
+export type { JsLogParser, LogParser, TestLogParser, TestOutput } from "./parse-log.js";
 export { SERVICES, STAND_IN_HOSTS, startServices, withServices } from "./services.js";
 export type { RunningServices, ServiceDefinition } from "./services.js";
 export { detectTestTampering } from "./tamper.js";

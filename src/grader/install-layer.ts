@@ -12,7 +12,7 @@ import {
   writeFile,
 } from "node:fs/promises";
 import path from "node:path";
-import { runPool, type EnvironmentSpec } from "../core/index.js";
+import { runPool, type PythonEnvironmentSpec } from "../core/index.js";
 import { installLayersDir } from "../environment/index.js";
 import { git } from "../git/index.js";
 import { listUntracked } from "./install-scope.js";
@@ -65,7 +65,7 @@ export interface LayerKeyParts {
   readonly environmentKey: string;
   /** The cached environment's site-packages (its path is in the per-grade venv's .pth). */
   readonly sitePackages: string;
-  readonly spec: Pick<EnvironmentSpec, "preInstall" | "install" | "env">;
+  readonly spec: Pick<PythonEnvironmentSpec, "preInstall" | "install" | "env">;
   /** The uv binary: its path, size and time identify its version. */
   readonly uv: string;
 }

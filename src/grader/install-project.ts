@@ -16,7 +16,7 @@ import {
 } from "./install-layer.js";
 import { installAffectedBy, listChangedPaths } from "./install-scope.js";
 import { openGrade, type OpenGrade } from "./open-grade.js";
-import { placesUnder, type GradingPlan } from "./plan.js";
+import { placesUnder, type GradingPlan, type PythonGradingPlan } from "./plan.js";
 
 /**
  * Runs install commands in the grade's sandbox as the lines of one bash script, the way
@@ -90,7 +90,7 @@ export function installScript(commands: readonly string[]): string {
  * or the base commit itself when there are no steps.
  */
 export async function preInstall(
-  plan: GradingPlan,
+  plan: PythonGradingPlan,
   open: OpenGrade,
   signal: AbortSignal | undefined,
 ): Promise<string> {
@@ -116,7 +116,7 @@ export async function preInstall(
  * instead of a build of seconds. Returns how the project was installed.
  */
 export async function installProject(
-  plan: GradingPlan,
+  plan: PythonGradingPlan,
   open: OpenGrade,
   baseline: string,
   timer: PhaseTimer,
@@ -149,7 +149,7 @@ export async function installProject(
 
 /** The layer a grade can reuse, made now if need be, or why it installs the change itself. */
 async function chooseLayer(
-  plan: GradingPlan,
+  plan: PythonGradingPlan,
   open: OpenGrade,
   baseline: string,
   signal: AbortSignal | undefined,
@@ -192,12 +192,12 @@ async function chooseLayer(
  * commit's code runs here, never a change's, so the layer is as trusted as the environment.
  */
 async function buildInstallLayer(
-  plan: GradingPlan,
+  plan: PythonGradingPlan,
   prepared: PreparedEnvironment,
   key: string,
   signal: AbortSignal | undefined,
 ): Promise<InstallLayer | { unusable: string }> {
-  const base: GradingPlan = {
+  const base: PythonGradingPlan = {
     ...plan,
     places: placesUnder(
       path.join(plan.places.scratchDir, BASE_INSTALL_FOLDER),

@@ -8,13 +8,12 @@ import type {
   Grade,
   GradeCanaries,
   GradeTestEnd,
-  LogParser,
   SandboxExecResult,
   TestStatus,
 } from "../core/index.js";
 import { checkCanaries, type PlantedCanaries } from "./canaries.js";
 import { checkSuspiciousOutput, evaluateTests } from "./evaluate.js";
-import { parseTestLog } from "./parse-log.js";
+import { parseTestLog, type TestLogParser } from "./parse-log.js";
 
 /** How the test process ended: its exit code and the facts a Grade keeps in testEnd. */
 export interface TestRunEnd extends GradeTestEnd {
@@ -24,7 +23,7 @@ export interface TestRunEnd extends GradeTestEnd {
 
 /** What a test log is judged with. */
 export interface JudgeInput {
-  readonly parser: LogParser;
+  readonly parser: TestLogParser;
   readonly failToPass: readonly string[];
   readonly passToPass: readonly string[];
   readonly testRun: TestRunEnd;
@@ -154,7 +153,7 @@ const LOG_FINDINGS = ["canaries: ", "runner: "];
 
 /** What a stored grade is judged again with: the task's lists and parser as they are today. */
 export interface RejudgeInput {
-  readonly parser: LogParser;
+  readonly parser: TestLogParser;
   readonly failToPass: readonly string[];
   readonly passToPass: readonly string[];
 }

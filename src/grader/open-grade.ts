@@ -4,8 +4,8 @@ import {
   type GradeEnvironment,
   type PreparedEnvironment,
 } from "../environment/index.js";
-import { confineGrade, type GradeConfinement } from "./grade-sandbox.js";
-import type { GradingPlan } from "./plan.js";
+import { confineGrade, pythonToolchain, type GradeConfinement } from "./grade-sandbox.js";
+import type { PythonGradingPlan } from "./plan.js";
 
 /** A grade's per-grade environment and the confinement its graded commands run in. */
 export interface OpenGrade {
@@ -23,7 +23,7 @@ export interface OpenGrade {
  * commands that run the checkout's code. The checkout must exist at `plan.places.repo`.
  */
 export async function openGrade(
-  plan: GradingPlan,
+  plan: PythonGradingPlan,
   prepared: PreparedEnvironment,
   signal: AbortSignal | undefined,
 ): Promise<OpenGrade> {
@@ -56,8 +56,7 @@ export async function openGrade(
     repo: places.repo,
     home: places.home,
     pathEnv: commandEnv.PATH ?? plan.machine.pathEnv,
-    prepared,
-    gradeEnv,
+    toolchain: pythonToolchain(prepared, gradeEnv),
   });
   return {
     prepared,

@@ -15,11 +15,18 @@ import {
   type LogParser,
   type TestStatus,
 } from "../core/index.js";
+import { parseJsResultsLog } from "./js/index.js";
 import { JS_RAW_PARSERS } from "./parse-log-js.js";
 import { parseDjango, parseSympy } from "./parse-log-runners.js";
 import { splitOnWhitespace } from "./python-text.js";
 
 export type { JsLogParser, LogParser } from "../core/index.js";
+
+/**
+ * What reads a grade's test log: one of upstream's Python parsers, or "js-results", lab's copy of
+ * a JS runner's results file in the log (`js/results-log.ts`), for the Node tasks lab makes.
+ */
+export type TestLogParser = LogParser | "js-results";
 
 /** Logged just before the test command runs; upstream's eval script prints it via xtrace. */
 export const TEST_OUTPUT_START = ">>>>> Start Test Output";
@@ -85,9 +92,10 @@ export function extractTestOutput(log: string): TestOutput {
  */
 export function parseTestLog(
   log: string,
-  parser: LogParser | JsLogParser,
+  parser: TestLogParser | JsLogParser,
   options: { readonly instanceId?: string } = {},
 ): Record<string, TestStatus> {
+  if (parser === "js-results") return parseJsResultsLog(log);
   const parse = isJsLogParser(parser)
     ? (text: string) => JS_RAW_PARSERS[parser](text, options.instanceId)
     : RAW_PARSERS[parser];
@@ -219,7 +227,7 @@ function parseSeaborn(text: string): Map<string, string> {
 }
 
 /** Whether a parser name is one of the JavaScript parsers. */
-function isJsLogParser(parser: LogParser | JsLogParser): parser is JsLogParser {
+function isJsLogParser(parser: TestLogParser | JsLogParser): parser is JsLogParser {
   return (JS_LOG_PARSERS as readonly string[]).includes(parser);
 }
 

@@ -4,15 +4,19 @@ import {
   quoteShell,
   selectTestDirectives,
   type EnvironmentSpec,
+  type NodeEnvironmentSpec,
+  type NodeTestRunner,
   type Oracle,
   type PatchFile,
+  type PythonEnvironmentSpec,
   type Task,
 } from "../core/index.js";
 import type { EnvironmentOptions } from "../environment/index.js";
 import { describeCanaryPlan, planCanaries, type CanaryPlan } from "./canaries.js";
 import type { GradeSandbox } from "./grade-sandbox.js";
 import { isEditableInstall } from "./install-layer.js";
-import type { LogParser } from "./parse-log.js";
+import { jsTestCommand } from "./js/index.js";
+import type { TestLogParser } from "./parse-log.js";
 import { setupScriptOf } from "../suite/index.js";
 
 /** The change to grade: a diff, or a tool's work tree to take the diff from. */
@@ -108,8 +112,10 @@ export interface GradingPlan {
    * (upstream's eval-script lines between the test patch and the start marker: an `export`).
    */
   readonly preTest: readonly string[];
-  /** Which of upstream's log parsers reads the test output. */
-  readonly parser: LogParser;
+  /** Which of upstream's log parsers reads the test output, or lab's JS results in the log. */
+  readonly parser: TestLogParser;
+  /** A Node task's test run: its runner, the hidden test files and where results go; else null. */
+  readonly js: JsTestPlan | null;
   /** The canary tests planted among the hidden tests, or why there are none. */
   readonly canaries: CanaryPlan;
   /** Stand-ins for network services the tests call, served on loopback. */
@@ -130,6 +136,60 @@ export interface GradingPlan {
   readonly keepScratch: boolean;
 }
 
+/** How a Node task's hidden tests run (src/grader/js/). */
+export interface JsTestPlan {
+  readonly runner: NodeTestRunner;
+  /** The hidden test files, the only ones run. */
+  readonly testFiles: readonly string[];
+  /** Where the runner writes its results (in the grade's /tmp), copied into the log after. */
+  readonly resultsPath: string;
+}
+
+/** The plan of a Python task's grade. */
+export type PythonGradingPlan = GradingPlan & { readonly environment: PythonEnvironmentSpec };
+
+/** The plan of a Node task's grade. */
+export type NodeGradingPlan = GradingPlan & {
+  readonly environment: NodeEnvironmentSpec;
+  readonly js: JsTestPlan;
+};
+
+/** Whether a plan grades a Node task. */
+export function isNodePlan(plan: GradingPlan): plan is NodeGradingPlan {
+  return plan.environment.kind === "node" && plan.js !== null;
+}
+
+/** Whether a plan grades a Python task. */
+export function isPythonPlan(plan: GradingPlan): plan is PythonGradingPlan {
+  return plan.environment.kind !== "node";
+}
+
+/** The parser of a task's test log: upstream's for Python, lab's JS results for Node. */
+export function testLogParserOf(spec: EnvironmentSpec): TestLogParser {
+  return spec.kind === "node" ? "js-results" : spec.logParser;
+}
+
+/**
+ * The hidden test files of a JS test patch: JavaScript and TypeScript files it adds or changes
+ * that are tests by name (`*.test.*`, `*.spec.*`) or place (`test/`, `tests/`, `__tests__/`);
+ * fixtures, snapshots and helpers it touches are reset and applied but not run, and a test file
+ * it deletes is not there to run.
+ */
+export function jsTestFilesOf(testPatch: string): string[] {
+  const deleted = new Set(
+    listPatchFiles(testPatch)
+      .filter((file) => file.isDeleted)
+      .map((file) => file.path),
+  );
+  return selectTestDirectives(testPatch, "files").filter(
+    (file) =>
+      !deleted.has(file) &&
+      /\.[cm]?[jt]sx?$/.test(file) &&
+      !file.endsWith(".d.ts") &&
+      (/\.(test|spec)\.[cm]?[jt]sx?$/.test(file) || /(^|\/)(tests?|__tests__)\//.test(file)),
+  );
+}
+
 /** Builds the plan of one grade. Pure: it reads no file and runs nothing. */
 export function planGrade(
   task: Pick<Task, "suite" | "dir" | "oracleDir" | "info">,
@@ -138,6 +198,7 @@ export function planGrade(
   options: GradeOptions,
 ): GradingPlan {
   const spec = oracle.environment;
+  if (spec.kind === "node") return planNodeGrade(task, oracle, spec, change, options);
   const directives = selectTestDirectives(oracle.testPatch, spec.testDirectiveRule ?? "files");
   return {
     task,
@@ -156,6 +217,7 @@ export function planGrade(
     testCommand: [spec.testCommand, ...directives.map(quoteShell)].join(" "),
     preTest: spec.preTest ?? [],
     parser: spec.logParser,
+    js: null,
     canaries: planCanaries(
       spec,
       selectTestDirectives(oracle.testPatch, "files"),
@@ -172,6 +234,59 @@ export function planGrade(
       testMs: options.testTimeoutMs,
     },
     places: placesUnder(options.scratchDir, options.logFile),
+    machine: options.environment,
+    sandbox: options.sandbox,
+    keepScratch: options.keepScratch === true,
+  };
+}
+
+/**
+ * A Node task's plan: no pre-install steps; the install is the frozen install of the project's
+ * package manager (chosen from its files once checked out), reused from lab's cache when the
+ * change leaves the install's inputs alone; only the hidden test files run, with the runner's
+ * machine-readable reporter; no canaries yet.
+ */
+function planNodeGrade(
+  task: Pick<Task, "suite" | "dir" | "oracleDir" | "info">,
+  oracle: Oracle,
+  spec: NodeEnvironmentSpec,
+  change: Change,
+  options: GradeOptions,
+): NodeGradingPlan {
+  const places = placesUnder(options.scratchDir, options.logFile);
+  const testFiles = jsTestFilesOf(oracle.testPatch);
+  const resultsPath = path.join(places.tmp, "lab-js-results");
+  const testCommand = jsTestCommand(spec.runner, testFiles, resultsPath);
+  return {
+    task,
+    change,
+    apply: APPLY_CHAIN,
+    environment: spec,
+    install: {
+      preInstall: [],
+      command: `${spec.packageManager ?? "the project's package manager"}, frozen from its lockfile`,
+      reuse: { allowed: true },
+    },
+    resetFiles: listPatchFiles(oracle.testPatch),
+    testPatch: oracle.testPatch,
+    testCommand,
+    preTest: [],
+    parser: "js-results",
+    js: { runner: spec.runner, testFiles, resultsPath },
+    canaries: planCanaries(
+      { testCommand, logParser: spec.runner },
+      testFiles,
+      options.canaries !== false,
+    ),
+    services: [],
+    failToPass: oracle.failToPass,
+    passToPass: oracle.passToPass,
+    limits: {
+      setupMs: options.setupTimeoutMs,
+      installMs: options.installTimeoutMs,
+      testMs: options.testTimeoutMs,
+    },
+    places,
     machine: options.environment,
     sandbox: options.sandbox,
     keepScratch: options.keepScratch === true,
@@ -200,14 +315,21 @@ export function describePlan(plan: GradingPlan): string {
     "patch" in plan.change
       ? `  change: a stated patch (${String(listPatchFiles(plan.change.patch).length)} file(s))`
       : `  change: the diff of the work tree ${plan.change.workTree} against the base commit`,
-    `  environment: Python ${spec.python}, ${String(spec.pins.length)} pin(s)`,
+    spec.kind === "node"
+      ? `  environment: Node ${spec.node}, ${spec.packageManager ?? "the package manager the project names at its base commit"} (both from the npm registry, in lab's cache)`
+      : `  environment: Python ${spec.python}, ${String(spec.pins.length)} pin(s)`,
     `  pre-install: ${install.preInstall.length === 0 ? "none" : `${String(install.preInstall.length)} step(s), run before the change is applied`}`,
     `  apply: ${plan.apply.map((method) => method.join(" ")).join("; then ")}`,
-    `  install: ${install.command} (${install.reuse.allowed ? "the base commit's install is reused when the applied change leaves it alone" : `always fresh: ${install.reuse.why}`})`,
+    spec.kind === "node"
+      ? `  install: ${install.command} (the base commit's node_modules, cached by Node, package manager and lockfile, is copied in when the applied change leaves package.json, the lockfiles and the manager's settings alone)`
+      : `  install: ${install.command} (${install.reuse.allowed ? "the base commit's install is reused when the applied change leaves it alone" : `always fresh: ${install.reuse.why}`})`,
     `  reset: ${plan.resetFiles.length === 0 ? "nothing" : plan.resetFiles.map((file) => `${file.path}${file.isNew ? " (new)" : ""}`).join(", ")}`,
     ...(plan.preTest.length === 0 ? [] : [`  pre-test: ${plan.preTest.join("; ")}`]),
-    `  tests: ${plan.testCommand}`,
-    `  parser: ${plan.parser}; ${String(plan.failToPass.length)} FAIL_TO_PASS, ${String(plan.passToPass.length)} PASS_TO_PASS`,
+    // A JS command carries lab's reporter's source: the log's `+` line shows it whole.
+    plan.js === null
+      ? `  tests: ${plan.testCommand}`
+      : `  tests: ${plan.js.runner} on ${plan.js.testFiles.join(", ")} only, its results written to ${plan.js.resultsPath}`,
+    `  parser: ${plan.js === null ? plan.parser : `lab's ${plan.js.runner} results (${String(plan.js.testFiles.length)} test file(s))`}; ${String(plan.failToPass.length)} FAIL_TO_PASS, ${String(plan.passToPass.length)} PASS_TO_PASS`,
     `  canaries: ${describeCanaryPlan(plan.canaries)}`,
     ...(plan.services.length === 0 ? [] : [`  services: ${plan.services.join(", ")}`]),
     `  limits: setup ${seconds(plan.limits.setupMs)}, each install ${seconds(plan.limits.installMs)}, tests ${seconds(plan.limits.testMs)}`,

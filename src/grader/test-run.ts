@@ -5,12 +5,15 @@ import { git, tryGit } from "../git/index.js";
 import { removeInside } from "./grade-sandbox.js";
 import type { OpenGrade } from "./open-grade.js";
 import { TEST_OUTPUT_END, TEST_OUTPUT_START } from "./parse-log.js";
-import type { GradingPlan } from "./plan.js";
+import type { GradingPlan, PythonGradingPlan } from "./plan.js";
 import { runnerGuardEnv, writeRunnerGuard } from "./runner-guard.js";
 import { startServices, withServices } from "./services.js";
 
 /** Puts the plan's test files back to the base commit: modified files checked out, new ones removed. */
-export async function resetTestFiles(plan: GradingPlan, open: OpenGrade): Promise<void> {
+export async function resetTestFiles(
+  plan: GradingPlan,
+  open: Pick<OpenGrade, "gitEnv">,
+): Promise<void> {
   const { repo } = plan.places;
   const existing = plan.resetFiles.filter((file) => !file.isNew).map((file) => file.path);
   if (existing.length > 0)
@@ -25,7 +28,7 @@ export async function resetTestFiles(plan: GradingPlan, open: OpenGrade): Promis
 /** Applies the hidden test patch over the change; returns whether it applied. */
 export async function applyTestPatch(
   plan: GradingPlan,
-  open: OpenGrade,
+  open: Pick<OpenGrade, "gitEnv">,
   signal: AbortSignal | undefined,
 ): Promise<boolean> {
   const { repo, scratchDir, logFile } = plan.places;
@@ -48,7 +51,7 @@ export async function applyTestPatch(
  * bin/test or unittest (Django's runtests.py) loads lab's runner guard (`runner-guard.ts`).
  */
 export async function runHiddenTests(
-  plan: GradingPlan,
+  plan: PythonGradingPlan,
   open: OpenGrade,
   timer: PhaseTimer,
   signal: AbortSignal | undefined,

@@ -7,7 +7,12 @@ import {
   type TrialResult,
   type VerdictChange,
 } from "../core/index.js";
-import { readGradingLog, rejudgeGrade, type RejudgeInput } from "../grader/index.js";
+import {
+  readGradingLog,
+  rejudgeGrade,
+  testLogParserOf,
+  type RejudgeInput,
+} from "../grader/index.js";
 import {
   acquireRunLock,
   readRunRecord,
@@ -133,7 +138,7 @@ async function listsOf(suite: Suite, taskId: string): Promise<RejudgeInput | { m
   try {
     const oracle = await loadOracle(await loadTask(suite, taskId));
     return {
-      parser: oracle.environment.logParser,
+      parser: testLogParserOf(oracle.environment),
       failToPass: oracle.failToPass,
       passToPass: oracle.passToPass,
     };

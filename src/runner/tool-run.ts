@@ -138,7 +138,8 @@ function sandboxSpec(
     network: config.sandbox.network,
     limits: config.sandbox.limits,
     // What the grade's commands get, the tool gets too (bwrap shows the host's, with them).
-    debianPackages: job.oracle.environment.debianPackages,
+    debianPackages:
+      job.oracle.environment.kind === "node" ? [] : job.oracle.environment.debianPackages,
     toolInstallation: tool.installation,
   };
 }

@@ -17,14 +17,14 @@ import {
   prepareEnvironment,
 } from "../../src/environment/index.js";
 import { runCommand } from "../../src/process/index.js";
-import type { EnvironmentSpec } from "../../src/core/index.js";
+import type { PythonEnvironmentSpec } from "../../src/core/index.js";
 import { testEnvironment } from "../helpers/lab.js";
 import { tempDir } from "../helpers/temp.js";
 
 const root = tempDir();
 const pyenvRoot = process.env.PYENV_ROOT ?? path.join(os.homedir(), ".pyenv");
 
-function spec(pins: string[], python = "3.11"): EnvironmentSpec {
+function spec(pins: string[], python = "3.11"): PythonEnvironmentSpec {
   return {
     python,
     pins,

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { EnvironmentSpec } from "../../src/core/index.js";
+import type { PythonEnvironmentSpec } from "../../src/core/index.js";
 import {
   addStandIns,
   createGradeEnvironment,
@@ -15,7 +15,7 @@ import { tempDir } from "../helpers/temp.js";
 
 const root = tempDir();
 
-const spec: EnvironmentSpec = {
+const spec: PythonEnvironmentSpec = {
   python: "3.11",
   pins: ["iniconfig==2.0.0", "pluggy==1.5.0"],
   preInstall: [],

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Oracle, Task } from "../../src/core/index.js";
 import { gradeChange, type GradeOptions } from "../../src/grader/index.js";
 import { loadOracle, loadSuite, loadTask } from "../../src/suite/index.js";
-import { addTask, pyproject, writeFixtureSuite } from "../helpers/fixture-suite.js";
+import { addTask, pyproject, pythonSpec, writeFixtureSuite } from "../helpers/fixture-suite.js";
 import { testEnvironment } from "../helpers/lab.js";
 import { tempDir } from "../helpers/temp.js";
 
@@ -271,7 +271,7 @@ describe("pre-test lines", () => {
           "assert __import__('os').environ['LAB_PRE_TEST'] == 'set'",
         ),
         environment: {
-          ...hangOracle.environment,
+          ...pythonSpec(hangOracle.environment),
           preTest: ["export LAB_PRE_TEST=set", "echo pre-test ran"],
         },
       },
@@ -291,7 +291,7 @@ describe("the pre-install steps, as upstream's image has them", () => {
   const SED = `sed -i 's/^version = "0.1.0"$/version = "0.1.0"  # pinned by pre-install/' pyproject.toml`;
   const withPreInstall = (): Oracle => ({
     ...oracle,
-    environment: { ...oracle.environment, preInstall: [SED] },
+    environment: { ...pythonSpec(oracle.environment), preInstall: [SED] },
   });
   /** The verdicts of one change made in a tool's work tree and of its diff given as a patch. */
   async function bothWays(edit: (tree: string) => void) {

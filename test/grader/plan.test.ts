@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Oracle } from "../../src/core/index.js";
 import { APPLY_CHAIN, describePlan, planGrade, type GradeOptions } from "../../src/grader/index.js";
 import { testEnvironment } from "../helpers/lab.js";
+import { pythonSpec } from "../helpers/fixture-suite.js";
 
 const task = {
   suite: "demo",
@@ -150,7 +151,7 @@ describe("planGrade for other runners", () => {
         ...base,
         testPatch: djangoPatch,
         environment: {
-          ...base.environment,
+          ...pythonSpec(base.environment),
           testCommand: "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1",
           testDirectiveRule: "django",
           preTest: ["export LANG=en_US.UTF-8"],
@@ -166,5 +167,64 @@ describe("planGrade for other runners", () => {
     expect(plan.preTest).toEqual(["export LANG=en_US.UTF-8"]);
     expect(plan.parser).toBe("django");
     expect(describePlan(plan)).toContain("#   pre-test: export LANG=en_US.UTF-8\n");
+  });
+});
+
+describe("the plan of a JS task", () => {
+  const jsPatch = [
+    "diff --git a/test/add.test.js b/test/add.test.js",
+    "new file mode 100644",
+    "--- /dev/null",
+    "+++ b/test/add.test.js",
+    "@@ -0,0 +1 @@",
+    "+test('adds', () => {});",
+    "diff --git a/test/fixtures/data.json b/test/fixtures/data.json",
+    "new file mode 100644",
+    "--- /dev/null",
+    "+++ b/test/fixtures/data.json",
+    "@@ -0,0 +1 @@",
+    "+{}",
+    "diff --git a/test/old.test.js b/test/old.test.js",
+    "deleted file mode 100644",
+    "--- a/test/old.test.js",
+    "+++ /dev/null",
+    "@@ -1 +0,0 @@",
+    "-test('old', () => {});",
+    "",
+  ].join("\n");
+  const jsOracle: Oracle = {
+    goldPatch: "",
+    testPatch: jsPatch,
+    failToPass: ["test/add.test.js > adds"],
+    passToPass: [],
+    environment: {
+      kind: "node",
+      node: "20.11.1",
+      packageManager: "npm@10.2.4",
+      runner: "jest",
+      env: {},
+    },
+  };
+
+  it("runs only the hidden test files with the runner's reporter, and plants no canaries", () => {
+    const plan = planGrade(task, jsOracle, { patch: "" }, options);
+    expect(plan.js).toEqual({
+      runner: "jest",
+      testFiles: ["test/add.test.js"],
+      resultsPath: "/scratch/grade/tmp/lab-js-results",
+    });
+    expect(plan.parser).toBe("js-results");
+    expect(plan.testCommand).toContain("--runTestsByPath test/add.test.js");
+    const text = describePlan(plan);
+    expect(text).toContain(
+      "#   environment: Node 20.11.1, npm@10.2.4 (both from the npm registry, in lab's cache)\n",
+    );
+    expect(text).toContain(
+      "#   tests: jest on test/add.test.js only, its results written to /scratch/grade/tmp/lab-js-results\n",
+    );
+    expect(text).toContain("#   canaries: none (no canaries for the jest runner yet)\n");
+    expect(text).toContain(
+      "#   reset: test/add.test.js (new), test/fixtures/data.json (new), test/old.test.js\n",
+    );
   });
 });

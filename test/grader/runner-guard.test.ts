@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { EnvironmentSpec } from "../../src/core/index.js";
+import type { PythonEnvironmentSpec } from "../../src/core/index.js";
 import { prepareEnvironment, type PreparedEnvironment } from "../../src/environment/index.js";
 import {
   readRunnerGuard,
@@ -33,7 +33,7 @@ const ERAS: readonly { python: string; pins: string[] }[] = [
   },
 ];
 
-function spec(era: { python: string; pins: string[] }): EnvironmentSpec {
+function spec(era: { python: string; pins: string[] }): PythonEnvironmentSpec {
   return {
     ...era,
     preInstall: [],

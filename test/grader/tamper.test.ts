@@ -184,3 +184,30 @@ describe("detectTestTampering", () => {
     ]);
   });
 });
+
+describe("the tamper scan of a JS task", () => {
+  const change = (file: string) =>
+    `diff --git a/${file} b/${file}\n--- a/${file}\n+++ b/${file}\n@@ -1 +1 @@\n-a\n+b\n`;
+
+  it("names a change to each runner's configuration files", () => {
+    const files = [
+      "jest.config.js",
+      "pkg/vitest.config.mts",
+      "vitest.workspace.ts",
+      ".mocharc.yml",
+    ];
+    const found = files.flatMap((file) =>
+      detectTestTampering(change(file), "", { isJsTask: true }),
+    );
+    expect(found).toEqual([
+      "jest.config.js: changes jest's configuration",
+      "pkg/vitest.config.mts: changes vitest's configuration",
+      "vitest.workspace.ts: changes vitest's workspace",
+      ".mocharc.yml: changes mocha's configuration",
+    ]);
+  });
+
+  it("leaves a Python task's jest.config.js alone", () => {
+    expect(detectTestTampering(change("jest.config.js"), "")).toEqual([]);
+  });
+});

@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import type { EnvironmentSpec, PythonEnvironmentSpec } from "../../src/core/index.js";
 import { suiteLayout } from "../../src/suite/index.js";
 
 /** Files of a tiny project, path to content. */
@@ -17,6 +18,8 @@ export interface FixtureTask {
   readonly prompt?: string;
   readonly pins?: readonly string[];
   readonly testCommand?: string;
+  /** environment.json's content when it is not the default Python one (a Node task's). */
+  readonly environment?: Readonly<Record<string, unknown>>;
 }
 
 const GIT_ENV = {
@@ -120,17 +123,19 @@ export function writeFixtureSuite(
     );
     writeFileSync(
       path.join(oracleDir, "environment.json"),
-      JSON.stringify({
-        python: "3.11",
-        pins: task.pins ?? [
-          "pytest==8.3.4",
-          "pluggy==1.5.0",
-          "iniconfig==2.0.0",
-          "packaging==24.2",
-        ],
-        install: "pip install -e . --no-deps",
-        testCommand: task.testCommand ?? "pytest -rA",
-      }),
+      JSON.stringify(
+        task.environment ?? {
+          python: "3.11",
+          pins: task.pins ?? [
+            "pytest==8.3.4",
+            "pluggy==1.5.0",
+            "iniconfig==2.0.0",
+            "packaging==24.2",
+          ],
+          install: "pip install -e . --no-deps",
+          testCommand: task.testCommand ?? "pytest -rA",
+        },
+      ),
     );
   }
   return suiteDir;
@@ -155,4 +160,10 @@ export function addTask(id: string, extra: Partial<FixtureTask> = {}): FixtureTa
     passToPass: ["tests/test_add.py::test_zero"],
     ...extra,
   };
+}
+
+/** A Python task's environment spec, narrowed from an oracle's (fails on a Node task's). */
+export function pythonSpec(spec: EnvironmentSpec): PythonEnvironmentSpec {
+  if (spec.kind === "node") throw new Error("expected a Python task's environment");
+  return spec;
 }

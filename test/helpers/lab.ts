@@ -2,7 +2,7 @@ import os from "node:os";
 import path from "node:path";
 import { main } from "../../src/cli/main.js";
 import { uvPassEnvFrom } from "../../src/config/index.js";
-import type { EnvironmentOptions } from "../../src/environment/index.js";
+import { nodePassEnvFrom, type EnvironmentOptions } from "../../src/environment/index.js";
 import { sharedCacheDir } from "./temp.js";
 
 /** Environment options for tests: the shared cache, the machine's PATH and pyenv. */
@@ -12,6 +12,7 @@ export function testEnvironment(signal?: AbortSignal): EnvironmentOptions {
     pathEnv: process.env.PATH ?? "/usr/bin:/bin",
     home: os.homedir(),
     uvPassEnv: uvPassEnvFrom(process.env),
+    npmPassEnv: nodePassEnvFrom(process.env),
     pyenvRoot: process.env.PYENV_ROOT ?? path.join(os.homedir(), ".pyenv"),
     uv: process.env.LAB_UV,
     timeoutMs: 10 * 60_000,

@@ -1,13 +1,13 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { environmentSpecSchema, LabError } from "../../core/index.js";
+import { pythonEnvironmentSpecSchema, LabError } from "../../core/index.js";
 import { packageRoot } from "../../suite/index.js";
 
 /** lab's own transcription of upstream's environment specs and test lists (see data/swebench/README.md). */
 export const SWEBENCH_DATA_DIR = path.join(packageRoot, "data", "swebench");
 
-const environmentEntrySchema = environmentSpecSchema.extend({
+const environmentEntrySchema = pythonEnvironmentSpecSchema.extend({
   repo: z.string(),
   version: z.string(),
   notes: z.array(z.string()).default([]),

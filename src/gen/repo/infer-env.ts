@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { errorMessage, type EnvironmentSpec } from "../../core/index.js";
+import { errorMessage, type PythonEnvironmentSpec } from "../../core/index.js";
 import {
   ensureUv,
   failedDownloadsFile,
@@ -25,7 +25,7 @@ const PINS_LAYOUT = 1;
 export type InferredEnvironment =
   | {
       readonly ok: true;
-      readonly spec: EnvironmentSpec;
+      readonly spec: PythonEnvironmentSpec;
       /** How it was inferred, in words, for the task's record. */
       readonly notes: readonly string[];
       readonly facts: ProjectFacts;

@@ -1,6 +1,12 @@
 import { chmod, mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { EnvironmentSpec, Oracle, Task, TaskInfo, TaskMetadata } from "../../core/index.js";
+import type {
+  PythonEnvironmentSpec,
+  Oracle,
+  Task,
+  TaskInfo,
+  TaskMetadata,
+} from "../../core/index.js";
 import { CHECK_SH } from "../../datasets/index.js";
 import { renderPrompt, setupScriptOf, suiteLayout } from "../../suite/index.js";
 import { renderRepoSetupScript } from "./base-repo.js";
@@ -13,7 +19,7 @@ export interface RepoTaskDraft {
   readonly repo: string;
   readonly issue: string;
   readonly metadata: TaskMetadata;
-  readonly environment: EnvironmentSpec;
+  readonly environment: PythonEnvironmentSpec;
   readonly failToPass: readonly string[];
   readonly passToPass: readonly string[];
 }

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import path from "node:path";
 import {
   errorMessage,
-  type EnvironmentSpec,
+  type PythonEnvironmentSpec,
   type Reporter,
   type RepoTaskProof,
 } from "../../core/index.js";
@@ -171,7 +171,7 @@ export async function validateCandidates(
       reused: reuse,
     };
     const started = performance.now();
-    let environment: EnvironmentSpec;
+    let environment: PythonEnvironmentSpec;
     let notes: readonly string[];
     if (reuse && !earlier.kept) {
       timings.push(timing);

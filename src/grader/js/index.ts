@@ -3,3 +3,10 @@ export { jsTestRunnerFor, type JsRunnerDetection, type JsTestRunner } from "./ru
 export { jsTestCommand } from "./command.js";
 export { parseJsResults } from "./results.js";
 export { FILE_TITLE } from "./outcomes.js";
+export {
+  JS_RESULTS_END,
+  JS_RESULTS_START,
+  jsResultsBlock,
+  parseJsResultsLog,
+  readJsResultsLog,
+} from "./results-log.js";

@@ -1,0 +1,45 @@
+import { appendFile, readFile, realpath, rm } from "node:fs/promises";
+import { LabError, type PhaseTimer, type SandboxExecResult } from "../core/index.js";
+import { jsResultsBlock, readJsResultsLog } from "./js/index.js";
+import type { NodeOpenGrade } from "./node-open.js";
+import { TEST_OUTPUT_END, TEST_OUTPUT_START } from "./parse-log.js";
+import type { NodeGradingPlan } from "./plan.js";
+
+/**
+ * Runs a Node plan's test command (only the hidden test files, with the runner's
+ * machine-readable reporter: `jsTestCommand`) in the grade's sandbox with the task's Node first
+ * on PATH, between upstream's output markers, then copies the results file into the log after
+ * the exit code line (`js/results-log.ts`), where the judge reads it.
+ */
+export async function runNodeTests(
+  plan: NodeGradingPlan,
+  open: NodeOpenGrade,
+  timer: PhaseTimer,
+  signal: AbortSignal | undefined,
+): Promise<SandboxExecResult> {
+  const { logFile, repo } = plan.places;
+  const { runner, resultsPath } = plan.js;
+  const log = (text: string): Promise<void> => appendFile(logFile, `${text}\n`);
+  await rm(resultsPath, { force: true });
+  await log(`+ ${plan.testCommand}\n: '${TEST_OUTPUT_START}'`);
+  const testRun = await timer.timed("tests", () =>
+    open.confinement.phase([], (sandbox) =>
+      sandbox.exec(["bash", "-c", plan.testCommand], {
+        cwd: repo,
+        env: open.runEnv,
+        timeoutMs: plan.limits.testMs,
+        logFile,
+        signal,
+      }),
+    ),
+  );
+  if (testRun.aborted) throw new LabError("CANCELLED", "Cancelled while running the tests.");
+  await log(`: '${TEST_OUTPUT_END}'\n>>>>> Test Exit Code: ${String(testRun.exitCode)}`);
+  const text = await readFile(resultsPath, "utf8").catch(() => null);
+  // The runners write absolute paths, as they saw the checkout: its real path.
+  const block = jsResultsBlock(runner, await realpath(repo), text);
+  await appendFile(logFile, block);
+  const read = readJsResultsLog(block);
+  if ("problem" in read) await log(`lab: the ${runner} results cannot be read: ${read.problem}`);
+  return testRun;
+}

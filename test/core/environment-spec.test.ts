@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { describeSchemaError, environmentSpecSchema } from "../../src/core/index.js";
+
+describe("environment.json's schema", () => {
+  it("reads a spec without a kind as Python's, as every spec before Node's was written", () => {
+    const spec = environmentSpecSchema.parse({ python: "3.11", install: "pip install -e ." });
+    expect(spec).toMatchObject({ python: "3.11", pins: [], testCommand: "pytest -rA" });
+    expect(spec.kind).toBeUndefined();
+  });
+
+  it("reads a Node spec by its kind, with its defaults", () => {
+    expect(
+      environmentSpecSchema.parse({ kind: "node", node: "20.11.1", runner: "node:test" }),
+    ).toEqual({ kind: "node", node: "20.11.1", runner: "node:test", env: {} });
+  });
+
+  it("names the Node spec's own fields when one is wrong, not Python's", () => {
+    const parsed = environmentSpecSchema.safeParse({
+      kind: "node",
+      node: "20",
+      runner: "karma",
+      packageManager: "bun@1",
+    });
+    expect(parsed.success).toBe(false);
+    if (parsed.success) return;
+    expect(describeSchemaError(parsed.error)).toBe(
+      'node: an exact Node version such as 20.11.1; packageManager: npm, pnpm or yarn, with @version or without; runner: Invalid option: expected one of "jest"|"vitest"|"mocha"|"node:test"',
+    );
+  });
+});

@@ -1,0 +1,171 @@
+import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Oracle, Task } from "../../src/core/index.js";
+import { gradeChange, type GradeOptions } from "../../src/grader/index.js";
+import { loadOracle, loadSuite, loadTask } from "../../src/suite/index.js";
+import { writeFixtureSuite } from "../helpers/fixture-suite.js";
+import {
+  FIXTURE_NODE,
+  jestLockfile,
+  jestTask,
+  nodeTestTask,
+  vitestLockfile,
+  vitestTask,
+} from "../helpers/js-fixture-tasks.js";
+import { testEnvironment } from "../helpers/lab.js";
+import { tempDir } from "../helpers/temp.js";
+
+// A folder name with a space: the grade must not care where things live.
+const root = path.join(tempDir(), "js grades");
+const loaded: Record<string, { task: Task; oracle: Oracle }> = {};
+
+beforeAll(async () => {
+  mkdirSync(root, { recursive: true });
+  writeFixtureSuite(path.join(root, "evals"), "js", [
+    nodeTestTask("js-node-test"),
+    jestTask("js-jest", await jestLockfile()),
+    vitestTask("js-vitest", await vitestLockfile()),
+  ]);
+  const suite = await loadSuite("js", { evalsDir: path.join(root, "evals"), cwd: root });
+  for (const id of ["js-node-test", "js-jest", "js-vitest"]) {
+    const task = await loadTask(suite, id);
+    loaded[id] = { task, oracle: await loadOracle(task) };
+  }
+}, 600_000);
+
+function options(): GradeOptions {
+  const scratch = mkdtempSync(path.join(root, "grade-"));
+  return {
+    scratchDir: scratch,
+    logFile: path.join(scratch, "..", `${path.basename(scratch)}.log`),
+    environment: testEnvironment(),
+    setupTimeoutMs: 60_000,
+    installTimeoutMs: 600_000,
+    testTimeoutMs: 120_000,
+  };
+}
+
+/** A one-file diff against the task's base commit: `old` replaced by `now` in `file`. */
+function editPatch(file: string, old: string, now: string): string {
+  const oldLines = old.split("\n").slice(0, -1);
+  const newLines = now.split("\n").slice(0, -1);
+  return [
+    `diff --git a/${file} b/${file}`,
+    `--- a/${file}`,
+    `+++ b/${file}`,
+    `@@ -1,${String(oldLines.length)} +1,${String(newLines.length)} @@`,
+    ...oldLines.map((line) => `-${line}`),
+    ...newLines.map((line) => `+${line}`),
+    "",
+  ].join("\n");
+}
+
+/** The gold patch plus a change to package.json's description (an input of the install). */
+function goldAndManifest(id: string, base: string): string {
+  const { oracle } = loaded[id]!;
+  const manifest = JSON.parse(base) as Record<string, unknown>;
+  const changed = `${JSON.stringify({ ...manifest, description: "touched" }, null, 2)}\n`;
+  return `${oracle.goldPatch}${editPatch("package.json", base, changed)}`;
+}
+
+const RUNNERS = [
+  {
+    id: "js-node-test",
+    runner: "node:test",
+    file: "test/add.test.js",
+    task: () => nodeTestTask("js-node-test"),
+  },
+  {
+    id: "js-jest",
+    runner: "jest",
+    file: "test/add.test.js",
+    task: () => jestTask("js-jest", "{}"),
+  },
+  {
+    id: "js-vitest",
+    runner: "vitest",
+    file: "test/add.test.ts",
+    task: () => vitestTask("js-vitest", "{}"),
+  },
+] as const;
+
+describe.each(RUNNERS)("a $runner task", ({ id, runner, file, task: fixture }) => {
+  it("resolves the gold patch, with the task's Node, and says so in the plan", async () => {
+    const { task, oracle } = loaded[id]!;
+    const opts = options();
+    const { grade } = await gradeChange(task, oracle, { patch: oracle.goldPatch }, opts);
+    const log = readFileSync(opts.logFile, "utf8");
+    expect(grade, log).toMatchObject({ resolved: true, reason: null, tampering: [] });
+    expect(grade.statuses).toEqual({
+      [`${file} > add > adds two numbers`]: "PASSED",
+      [`${file} > add > keeps zero`]: "PASSED",
+    });
+    expect(grade.environmentKey).toMatch(new RegExp(`^node${FIXTURE_NODE}-npm10\\.`));
+    expect(["fresh", "reused"]).toContain(grade.install);
+    expect(log).toContain(`#   environment: Node ${FIXTURE_NODE}, `);
+    expect(log).toContain(`#   canaries: none (no canaries for the ${runner} runner yet)\n`);
+    expect(log).toMatch(new RegExp(`lab: Node ${FIXTURE_NODE}( \\(fetched\\))?, npm 10\\.`));
+    expect(log).toContain("install: npm ci (frozen from package-lock.json)");
+    // Only the hidden test file runs.
+    expect(log).not.toContain("test/zero.test.js");
+  });
+
+  it("leaves an empty change unresolved, naming the failing test, and reuses the install", async () => {
+    const { task, oracle } = loaded[id]!;
+    const opts = options();
+    const { grade } = await gradeChange(task, oracle, { patch: "" }, opts);
+    expect(grade).toMatchObject({ resolved: false, patchEmpty: true, install: "reused" });
+    expect(grade.failToPass).toEqual({ [`${file} > add > adds two numbers`]: false });
+    expect(grade.passToPass).toEqual({ [`${file} > add > keeps zero`]: true });
+    expect(grade.reason).toBe(
+      `1 of 1 FAIL_TO_PASS tests failed: ${file} > add > adds two numbers (FAILED)`,
+    );
+    expect(readFileSync(opts.logFile, "utf8")).toContain(
+      "lab: the change leaves the install's inputs alone, so the base commit's install",
+    );
+  });
+
+  it("installs again when the change touches package.json", async () => {
+    const { task, oracle } = loaded[id]!;
+    const opts = options();
+    const patch = goldAndManifest(id, fixture().base["package.json"]!);
+    const { grade } = await gradeChange(task, oracle, { patch }, opts);
+    const log = readFileSync(opts.logFile, "utf8");
+    expect(grade, log).toMatchObject({ resolved: true, install: "fresh" });
+    expect(log).toContain(
+      "lab: installing the change: the change touches package.json, which the install reads",
+    );
+  });
+});
+
+describe("the tamper scan of a JS task", () => {
+  it("flags a change to jest.config.js, and does not resolve it", async () => {
+    const { task, oracle } = loaded["js-jest"]!;
+    const config = 'module.exports = { testEnvironment: "node" };\n';
+    const patch = `${oracle.goldPatch}${editPatch(
+      "jest.config.js",
+      config,
+      'module.exports = { testEnvironment: "node", bail: true };\n',
+    )}`;
+    const { grade } = await gradeChange(task, oracle, { patch }, options());
+    expect(grade.resolved).toBe(false);
+    expect(grade.tampering).toEqual(["jest.config.js: changes jest's configuration"]);
+    expect(grade.reason).toBe(
+      "the change tampers with the test run: jest.config.js: changes jest's configuration",
+    );
+  });
+
+  it("flags a change to package.json's jest key", async () => {
+    const { task, oracle } = loaded["js-node-test"]!;
+    const base = nodeTestTask("js-node-test").base["package.json"]!;
+    const manifest = JSON.parse(base) as Record<string, unknown>;
+    const changed = `${JSON.stringify({ ...manifest, jest: { setupFiles: ["./setup.js"] } }, null, 2)}\n`;
+    const patch = `${oracle.goldPatch}${editPatch("package.json", base, changed)}`;
+    const { grade } = await gradeChange(task, oracle, { patch }, options());
+    expect(grade.resolved).toBe(false);
+    expect(grade.tampering).toEqual([
+      `package.json: changes package.json's "jest" key (jest's configuration)`,
+    ]);
+  });
+});
