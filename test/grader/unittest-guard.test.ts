@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { EnvironmentSpec } from "../../src/core/index.js";
+import type { PythonEnvironmentSpec } from "../../src/core/index.js";
 import { prepareEnvironment, type PreparedEnvironment } from "../../src/environment/index.js";
 import { seededRandom } from "../../src/grader/canary-source.js";
 import { planCanaries, plantCanaries, type PlantedCanaries } from "../../src/grader/canaries.js";
@@ -159,7 +159,7 @@ const REWIRINGS: Record<string, { code: string; named: RegExp }> = {
   },
 };
 
-function spec(era: { python: string; pins: string[] }): EnvironmentSpec {
+function spec(era: { python: string; pins: string[] }): PythonEnvironmentSpec {
   return {
     ...era,
     preInstall: [],
