@@ -329,11 +329,18 @@ export function insertCanaries(
   let lastTaken = false;
   // Must-fail ones copy different hidden tests while there are some left: a forger that leaves
   // near-duplicate pairs alone then leaves that many tests that must start passing failing.
+  // And they go first to classes (or the module level) no must-fail one covers yet: a forger
+  // that acts only on one kind of test (pytest's Function but not unittest's TestCaseFunction)
+  // would otherwise swallow the real failures of one class while the canaries sit in another.
   const copied = new Set<string>();
+  const covered = new Set<number | null>();
   const preferred = candidates.filter((test) => prefer.includes(test.name));
   for (const request of requests) {
     for (let attempt = 0; attempt < 8; attempt++) {
-      const fresh = preferred.filter((test) => !copied.has(test.name));
+      const unseen = preferred.filter(
+        (test) => !copied.has(test.name) && !covered.has(test.container),
+      );
+      const fresh = unseen.length > 0 ? unseen : preferred.filter((test) => !copied.has(test.name));
       const model = pick(
         random,
         request.mustFail && preferred.length > 0 && attempt < 4
@@ -355,16 +362,21 @@ export function insertCanaries(
       const befores = siblings.map((test) => test.start);
       const last = siblings.at(-1) as ModelTest;
       const places = style === "sympy" ? befores : [...befores, -last.end];
-      // The first must-fail one follows the last test: a forger that trusts only a module's
-      // last test (where a fix's new test often goes), or none but it, flips a canary.
-      const place =
-        request.mustFail && !lastTaken && style !== "sympy" ? -last.end : pick(random, places);
-      if (request.mustFail && style !== "sympy") lastTaken = true;
+      // A must-fail one follows the module's last test, the first whose model's class (or
+      // module level) holds it: a forger that trusts only a module's last test (where a fix's
+      // new test often goes), or none but it, flips a canary.
+      const afterLast =
+        request.mustFail && !lastTaken && style !== "sympy" && last === module.tests.at(-1);
+      const place = afterLast ? -last.end : pick(random, places);
+      if (afterLast) lastTaken = true;
       const gap = model.container === null ? ["", ""] : [""];
       const block = place < 0 ? [...gap, ...text] : [...text, ...gap];
       byPlace.set(place, [...(byPlace.get(place) ?? []), ...block]);
       canaries.push(canary);
-      if (request.mustFail) copied.add(model.name);
+      if (request.mustFail) {
+        copied.add(model.name);
+        covered.add(model.container);
+      }
       break;
     }
   }

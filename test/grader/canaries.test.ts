@@ -610,6 +610,79 @@ describe("planted canaries", () => {
     }
   });
 
+  it("copy hidden tests of different classes for a module's must-fail ones (requests-1963's unittest class and plain class)", () => {
+    // Three tests that must start passing in a unittest class, one in a plain class: a forger
+    // acting only on one kind of test swallows the plain class's failure, so a canary must be
+    // there too, not both in the unittest class.
+    const module = [
+      "import unittest",
+      "from mypkg import parse",
+      "",
+      "",
+      "class ParseTestCase(unittest.TestCase):",
+      "    def test_one(self):",
+      '        self.assertEqual(parse("1"), 1)',
+      "",
+      "    def test_two(self):",
+      '        self.assertEqual(parse("2"), 2)',
+      "",
+      "    def test_three(self):",
+      '        self.assertEqual(parse("3"), 3)',
+      "",
+      "",
+      "class TestRedirects:",
+      "    def test_redirect(self):",
+      '        assert parse("4") == 4',
+      "",
+    ].join("\n");
+    for (let seed = 1; seed <= 30; seed++) {
+      const { canaries } = insertCanaries(module, requests, seededRandom(seed), "s", "pytest", "", [
+        "test_one",
+        "test_two",
+        "test_three",
+        "test_redirect",
+      ]);
+      const models = canaries.filter((canary) => canary.mustFail).map((canary) => canary.model);
+      expect(models, `seed ${String(seed)}`).toContain("test_redirect");
+      expect(models).toHaveLength(2);
+    }
+  });
+
+  it("make the module's last test a must-fail one even when the first copies a test of an earlier class (the only-last forger on requests-1963)", () => {
+    const module = [
+      "import unittest",
+      "from mypkg import parse",
+      "",
+      "",
+      "class ParseTestCase(unittest.TestCase):",
+      "    def test_one(self):",
+      '        self.assertEqual(parse("1"), 1)',
+      "",
+      "",
+      "class TestRedirects:",
+      "    def test_first(self):",
+      '        assert parse("3") == 3',
+      "",
+      "    def test_redirect(self):",
+      '        assert parse("4") == 4',
+      "",
+    ].join("\n");
+    for (let seed = 1; seed <= 30; seed++) {
+      const { text, canaries } = insertCanaries(
+        module,
+        requests,
+        seededRandom(seed),
+        "s",
+        "pytest",
+        "",
+        ["test_one", "test_redirect"],
+      );
+      const lastTest = [...text.matchAll(/^\s*def (test\w*)\(/gm)].at(-1)?.[1];
+      const mustFail = canaries.filter((canary) => canary.mustFail).map((canary) => canary.name);
+      expect(mustFail, `seed ${String(seed)}: ${text}`).toContain(lastTest);
+    }
+  });
+
   it("leave alone a module without a test to copy, and copy Python 2 and unittest ones as they are", () => {
     const none = "import os\n\nVALUE = 1\n\n\ndef helper():\n    return VALUE\n";
     expect(insertCanaries(none, requests, seededRandom(1), "s")).toEqual({
