@@ -4,16 +4,21 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { repoRoot, tempDir } from "../helpers/temp.js";
 
-const starter = path.join(repoRoot, "evals", "starter");
-const reposDir = path.join(starter, "repos");
+/** The built-in suites whose projects setup-repo.sh lays out: starter (Python), starter-js (JS/TS). */
+const suites = ["starter", "starter-js"];
+/** starter-js's repos: its setup-repo.sh takes package.json projects. */
+const reposDir = path.join(repoRoot, "evals", "starter-js", "repos");
 
-/** Each task's repo and base commit, from its task.json. */
-const tasks = readdirSync(path.join(starter, "tasks")).map((id) => {
-  const info = JSON.parse(readFileSync(path.join(starter, "tasks", id, "task.json"), "utf8")) as {
-    repo: string;
-    baseCommit: string;
-  };
-  return { id, repo: info.repo, baseCommit: info.baseCommit };
+/** Each task's suite, repo and base commit, from its task.json. */
+const tasks = suites.flatMap((suite) => {
+  const dir = path.join(repoRoot, "evals", suite);
+  return readdirSync(path.join(dir, "tasks")).map((id) => {
+    const info = JSON.parse(readFileSync(path.join(dir, "tasks", id, "task.json"), "utf8")) as {
+      repo: string;
+      baseCommit: string;
+    };
+    return { suite, id, repo: info.repo, baseCommit: info.baseCommit };
+  });
 });
 
 /** Runs a setup-repo.sh (the suite's, or a copy's) and returns its exit code and stderr. */
@@ -26,12 +31,14 @@ function git(dir: string, ...args: string[]): string {
   return execFileSync("git", ["-C", dir, ...args], { encoding: "utf8" }).trim();
 }
 
-describe("the starter suite's setup-repo.sh", () => {
-  it.each([...new Set(tasks.map((task) => task.repo))])(
+describe("the starter suites' setup-repo.sh", () => {
+  it.each([...new Set(tasks.map((task) => `${task.suite}/${task.repo}`))])(
     "lays out %s at the base commit its tasks name",
-    (repo) => {
+    (suiteRepo) => {
+      const [suite = "", repo = ""] = suiteRepo.split("/");
+      const script = path.join(repoRoot, "evals", suite, "repos", "setup-repo.sh");
       const dest = path.join(tempDir(), repo);
-      expect(setupRepo(path.join(reposDir, "setup-repo.sh"), repo, dest).status).toBe(0);
+      expect(setupRepo(script, repo, dest).status).toBe(0);
       const head = git(dest, "rev-parse", "HEAD");
       for (const task of tasks.filter((t) => t.repo === repo)) {
         expect(task.baseCommit, task.id).toBe(head);

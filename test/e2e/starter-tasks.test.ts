@@ -4,13 +4,21 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { repoRoot, tempDir } from "../helpers/temp.js";
 
-const starter = path.join(repoRoot, "evals", "starter");
-const ids = readdirSync(path.join(starter, "tasks")).sort();
-const read = (...parts: string[]) => readFileSync(path.join(starter, ...parts), "utf8");
+/** The built-in suites these rules hold for: starter (Python) and starter-js (JS/TS). */
+const suites = ["starter", "starter-js"];
+const suiteDir = (suite: string) => path.join(repoRoot, "evals", suite);
+/** Every task as `suite/id`. */
+const ids = suites.flatMap((suite) =>
+  readdirSync(path.join(suiteDir(suite), "tasks"))
+    .sort()
+    .map((id) => `${suite}/${id}`),
+);
+const readSuite = (suite: string, ...parts: string[]) =>
+  readFileSync(path.join(suiteDir(suite), ...parts), "utf8");
 
-/** The block every prompt ends with, as the first task states it. */
+/** The block every prompt of both suites ends with, as starter's first task states it. */
 const groundRules = (() => {
-  const prompt = read("tasks", "textkit-slugify-max-length", "prompt.txt");
+  const prompt = readSuite("starter", "tasks", "textkit-slugify-max-length", "prompt.txt");
   return prompt.slice(prompt.indexOf("\n---\nGround rules:\n"));
 })();
 
@@ -29,18 +37,20 @@ const isTestFile = (file: string) => /^tests?\//.test(file);
 
 /** One checkout per project, at its base commit, to check that the patches apply. */
 const checkouts = new Map<string, string>();
-function checkout(repo: string): string {
+function checkout(suite: string, repo: string): string {
   let dir = checkouts.get(repo);
   if (dir === undefined) {
     dir = path.join(tempDir(), repo);
-    execFileSync("bash", [path.join(starter, "repos", "setup-repo.sh"), repo, dir]);
+    execFileSync("bash", [path.join(suiteDir(suite), "repos", "setup-repo.sh"), repo, dir]);
     checkouts.set(repo, dir);
   }
   return dir;
 }
 
-describe("the starter suite's task files follow its rules ('Changing the suite')", () => {
-  it.each(ids)("%s", (id) => {
+describe("the starter suites' task files follow their rules ('Changing the suite')", () => {
+  it.each(ids)("%s", (suiteId) => {
+    const [suite = "", id = ""] = suiteId.split("/");
+    const read = (...parts: string[]) => readSuite(suite, ...parts);
     const info = JSON.parse(read("tasks", id, "task.json")) as {
       id: string;
       repo: string;
@@ -76,9 +86,10 @@ describe("the starter suite's task files follow its rules ('Changing the suite')
       expect(testFiles, name).toContain(name.split(/::| > /)[0]);
     }
 
-    const dir = checkout(info.repo);
+    const dir = checkout(suite, info.repo);
     for (const patch of ["gold.patch", "test.patch"]) {
-      execFileSync("git", ["-C", dir, "apply", "--check", path.join(starter, "oracle", id, patch)]);
+      const file = path.join(suiteDir(suite), "oracle", id, patch);
+      execFileSync("git", ["-C", dir, "apply", "--check", file]);
     }
   });
 });
