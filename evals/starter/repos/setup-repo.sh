@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # setup-repo.sh PROJECT DEST: lays out PROJECT (a folder beside this script) in DEST as a
-# git repository with exactly one commit, whose hash is the same on every machine.
+# git repository with exactly one commit, whose hash is the same on every machine. A project is a
+# Python one (pyproject.toml) or a JavaScript/TypeScript one (package.json); its installed
+# node_modules, if any, stays out of the copy and the commit.
 set -euo pipefail
 
 if [ "$#" -ne 2 ]; then
@@ -12,7 +14,7 @@ dest="$2"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 src="$here/$project"
 
-if [ -z "$project" ] || [[ "$project" == */* ]] || [ ! -f "$src/pyproject.toml" ]; then
+if [ -z "$project" ] || [[ "$project" == */* ]] || { [ ! -f "$src/pyproject.toml" ] && [ ! -f "$src/package.json" ]; }; then
   echo "setup-repo.sh: unknown project: $project" >&2
   exit 2
 fi
@@ -22,10 +24,11 @@ if [ -e "$dest" ] && { [ ! -d "$dest" ] || [ -n "$(ls -A "$dest")" ]; }; then
 fi
 
 mkdir -p "$dest"
-cp -R "$src/." "$dest/"
+# node_modules is left behind rather than copied and removed: it can hold thousands of files.
+find "$src" -mindepth 1 -maxdepth 1 ! -name node_modules -exec cp -R {} "$dest/" \;
 cd "$dest"
 find . \( -name __pycache__ -o -name '*.egg-info' -o -name .pytest_cache -o -name .venv \
-  -o -name .ruff_cache -o -name .mypy_cache \) -prune \
+  -o -name .ruff_cache -o -name .mypy_cache -o -name node_modules \) -prune \
   -exec rm -rf {} +
 
 # Neither the system's nor the user's git configuration may change what gets committed.

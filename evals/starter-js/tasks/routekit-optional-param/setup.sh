@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# Prepares this task's work tree in the folder given: routekit at its base commit, with no other history.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+exec bash "$here/../../repos/setup-repo.sh" routekit "$1"
