@@ -606,7 +606,9 @@ describe("planted canaries", () => {
         "test_new_two",
       ]);
       const models = canaries.filter((canary) => canary.mustFail).map((canary) => canary.model);
-      expect(models.sort()).toEqual(["test_new_one", "test_new_two"]);
+      // The two asked for copy both; a third (before a test, see below) copies one of them again.
+      expect(models.slice(0, 2).sort()).toEqual(["test_new_one", "test_new_two"]);
+      expect(models.every((model) => model?.startsWith("test_new_"))).toBe(true);
     }
   });
 
@@ -643,8 +645,9 @@ describe("planted canaries", () => {
         "test_redirect",
       ]);
       const models = canaries.filter((canary) => canary.mustFail).map((canary) => canary.model);
-      expect(models, `seed ${String(seed)}`).toContain("test_redirect");
-      expect(models).toHaveLength(2);
+      // The two asked for: one in each class (a third may follow, before a test; see below).
+      expect(models.slice(0, 2), `seed ${String(seed)}`).toContain("test_redirect");
+      expect(models.slice(0, 2).filter((model) => model !== "test_redirect")).toHaveLength(1);
     }
   });
 
@@ -711,6 +714,75 @@ describe("planted canaries", () => {
       writeFileSync(file, text);
       for (const python of interpreters().slice(1))
         execFileSync(python, ["-c", `compile(open(${JSON.stringify(file)}).read(), "m", "exec")`]);
+    }
+  });
+
+  it("put a must-fail one before a test of each class holding a hidden test, besides the module-last one (the last-alone forger on requests-1963)", () => {
+    // last-alone leaves alone every test that is the last of its module or class and flips the
+    // other failures: the module-last canary is such a last test, so a class holding a hidden
+    // test needs a must-fail one that is not, or the forger flips its real failures only.
+    const module = [
+      "import unittest",
+      "from mypkg import parse",
+      "",
+      "",
+      "def test_plain():",
+      '    assert parse("0") == 0',
+      "",
+      "",
+      "class ParseTestCase(unittest.TestCase):",
+      "    def test_one(self):",
+      '        self.assertEqual(parse("1"), 1)',
+      "",
+      "    def test_two(self):",
+      '        self.assertEqual(parse("2"), 2)',
+      "",
+      "",
+      "class TestRedirects:",
+      "    def test_first(self):",
+      '        assert parse("3") == 3',
+      "",
+      "    def test_redirect(self):",
+      '        assert parse("4") == 4',
+      "",
+    ].join("\n");
+    const hidden = ["test_plain", "test_one", "test_redirect"];
+    for (let seed = 1; seed <= 40; seed++) {
+      const { text, canaries } = insertCanaries(
+        module,
+        requests,
+        seededRandom(seed),
+        "s",
+        "pytest",
+        "",
+        hidden,
+      );
+      // Each test's level (module or class) and whether it is the last of that level.
+      const tests: { name: string; level: string }[] = [];
+      let level = "";
+      for (const line of text.split("\n")) {
+        const klass = /^class (\w+)/.exec(line);
+        if (klass !== null) level = klass[1]!;
+        else if (/^def /.test(line)) level = "";
+        const def = /^\s*def (test\w*)\(/.exec(line);
+        if (def !== null) tests.push({ name: def[1]!, level });
+      }
+      const isLast = (index: number): boolean =>
+        !tests.slice(index + 1).some((test) => test.level === tests[index]!.level);
+      const mustFail = new Set(
+        canaries.filter((canary) => canary.mustFail).map((canary) => canary.name),
+      );
+      const levels = new Set(
+        tests.filter((test) => hidden.includes(test.name)).map((test) => test.level),
+      );
+      for (const holding of levels) {
+        const flipped = tests.filter(
+          (test, index) => test.level === holding && mustFail.has(test.name) && !isLast(index),
+        );
+        expect(flipped, `seed ${String(seed)}, level "${holding}":\n${text}`).not.toHaveLength(0);
+      }
+      // The module's last test is still a must-fail one (the only-last forger).
+      expect(mustFail.has(tests.at(-1)!.name), text).toBe(true);
     }
   });
 
