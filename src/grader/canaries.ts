@@ -21,6 +21,7 @@ import {
   type CanaryRequest,
   type Random,
 } from "./canary-source.js";
+import { insertJsCanaries, isJsCanaryId } from "./js/canaries.js";
 import { readRunnerGuard } from "./runner-guard.js";
 
 /** Where a grade's canaries go, or why it has none. */
@@ -38,8 +39,8 @@ export type CanaryPlan =
     }
   | { readonly style: null; readonly why: string };
 
-/** The runners canaries are written for. */
-export type CanaryRunner = "pytest" | "sympy" | "unittest";
+/** The runners canaries are written for: JavaScript's four (jest, vitest, mocha, node:test) as one. */
+export type CanaryRunner = "pytest" | "sympy" | "unittest" | "js";
 
 /** Which runner each log parser reads the output of. */
 const RUNNER_OF: Readonly<Record<string, CanaryRunner>> = {
@@ -50,6 +51,10 @@ const RUNNER_OF: Readonly<Record<string, CanaryRunner>> = {
   seaborn: "pytest",
   sympy: "sympy",
   django: "unittest",
+  jest: "js",
+  vitest: "js",
+  mocha: "js",
+  "node:test": "js",
 };
 
 /** The canaries of one grade, as planted. */
@@ -92,6 +97,9 @@ const RUN_CHANGING_OPTIONS =
  */
 const TEST_MODULE = /(^|\/)([^/]*test_[^/]*|[^/]*_test|tests?)\.py$/;
 
+/** A JavaScript or TypeScript test file canaries can be written into. */
+const JS_TEST_FILE = /\.(c|m)?(j|t)sx?$/;
+
 /**
  * Decides whether and where a grade plants canaries: in the hidden test modules (the test
  * patch's files named like test modules, or named by a hidden test's id as pytest's own
@@ -114,10 +122,18 @@ export function planCanaries(
   // pytest's ids are `path.py::name`, SymPy's failure ids `path.py:name`.
   const named = (file: string): boolean =>
     testIds.some((id) => id.startsWith(`${file}::`) || id.startsWith(`${file}:`));
-  const files = testFiles.filter((file) => TEST_MODULE.test(file) || named(file));
+  const files =
+    style === "js"
+      ? testFiles.filter((file) => JS_TEST_FILE.test(file))
+      : testFiles.filter((file) => TEST_MODULE.test(file) || named(file));
   if (files.length === 0) return { style: null, why: "the hidden tests add no test module" };
-  const prefer = [...new Set(failToPass.map(testNameOf))];
+  const prefer = [...new Set(failToPass.map(style === "js" ? jsTitleOf : testNameOf))];
   return prefer.length === 0 ? { style, files } : { style, files, prefer };
+}
+
+/** A JavaScript test id's title: `path > describe > title` gives title. */
+function jsTitleOf(id: string): string {
+  return id.split(" > ").at(-1) ?? id;
 }
 
 /** A test id's function name: `a.py::C::name[x]`, `a.py:name`, `name (m.C)` give name. */
@@ -160,27 +176,32 @@ export async function plantCanaries(
         mustFail: false,
         carriesSentinel: false,
       })),
-      // Two must-fail ones: one goes after the last test (see insertCanaries), one among them.
+      // Two must-fail ones, in different classes: one goes after the module's last test (see
+      // insertCanaries, which adds one before a test of each class holding a hidden test).
       ...Array.from({ length: 2 }, () => ({
         mustFail: true,
         carriesSentinel: false,
       })),
     ];
     const others = [...sources].flatMap(([other, text]) => (other === file ? [] : [text]));
-    const { text, canaries } = insertCanaries(
-      source,
-      shuffle(random, requests),
-      random,
-      sentinel,
-      plan.style,
-      others.join("\n"),
-      plan.prefer ?? [],
-    );
+    const { text, canaries } =
+      plan.style === "js"
+        ? insertJsCanaries(source, shuffle(random, requests), random, plan.prefer ?? [])
+        : insertCanaries(
+            source,
+            shuffle(random, requests),
+            random,
+            sentinel,
+            plan.style,
+            others.join("\n"),
+            plan.prefer ?? [],
+          );
     if (canaries.length === 0) continue;
     await writeFile(path.join(repo, file), text);
     planted.push(...canaries.map((canary) => ({ ...canary, file })));
   }
-  return { canaries: planted, sentinel, guard: token };
+  // JavaScript runners have no guard of lab's yet: nothing prints the sentinel.
+  return { canaries: planted, sentinel, guard: plan.style === "js" ? null : token };
 }
 
 /**
@@ -204,8 +225,13 @@ export function checkCanaries(
     // pytest ids end `::name` or `::name[params]` (pytest_v2's may carry a message after it) and
     // start with the module's path; SymPy's are the name or `path.py:name`, Django's start
     // `name (module.Class)`.
-    const own = new RegExp(`(^|::|:)${canary.name}($|\\s|\\[)`);
-    const matching = ids.filter((id) => own.test(id) && inFile(id, canary.file));
+    // JavaScript ids are `path > describe > title`, the title a template's in a loop.
+    const matching = JS_TEST_FILE.test(canary.file)
+      ? ids.filter((id) => isJsCanaryId(id, canary.file, canary.name))
+      : ids.filter(
+          (id) =>
+            new RegExp(`(^|::|:)${canary.name}($|\\s|\\[)`).test(id) && inFile(id, canary.file),
+        );
     for (const id of matching) canaryIds.add(id);
     // A parametrized canary is as good as its most suspicious instance: any that passed.
     const statuses = matching.map((id) => all[id] as TestStatus);

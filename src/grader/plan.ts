@@ -244,7 +244,7 @@ export function planGrade(
  * A Node task's plan: no pre-install steps; the install is the frozen install of the project's
  * package manager (chosen from its files once checked out), reused from lab's cache when the
  * change leaves the install's inputs alone; only the hidden test files run, with the runner's
- * machine-readable reporter; no canaries yet.
+ * machine-readable reporter; canaries copied from the hidden test files' own tests (js/canaries.ts).
  */
 function planNodeGrade(
   task: Pick<Task, "suite" | "dir" | "oracleDir" | "info">,
@@ -277,6 +277,8 @@ function planNodeGrade(
       { testCommand, logParser: spec.runner },
       testFiles,
       options.canaries !== false,
+      [],
+      oracle.failToPass,
     ),
     services: [],
     failToPass: oracle.failToPass,

@@ -66,7 +66,8 @@ export async function runHiddenTests(
   );
   const testEnv = withServices(open.gradeEnv.testEnv, services);
   // lab's runner guard (pytest, SymPy, unittest), read-only to the tests like the services' folders.
-  const runner = plan.canaries.style ?? "pytest";
+  const style = plan.canaries.style;
+  const runner = style === null || style === "js" ? "pytest" : style;
   const guardDir =
     guard === null ? null : await writeRunnerGuard(path.join(scratchDir, "lab-guard"), runner);
   const env = {

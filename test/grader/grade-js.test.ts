@@ -104,7 +104,10 @@ describe.each(RUNNERS)("a $runner task", ({ id, runner, file, task: fixture }) =
     expect(grade.environmentKey).toMatch(new RegExp(`^node${FIXTURE_NODE}-npm10\\.`));
     expect(["fresh", "reused"]).toContain(grade.install);
     expect(log).toContain(`#   environment: Node ${FIXTURE_NODE}, `);
-    expect(log).toContain(`#   canaries: none (no canaries for the ${runner} runner yet)\n`);
+    expect(log).toContain(`#   canaries: js canaries in 1 hidden test module(s)\n`);
+    // Canaries were planted, copies of the hidden file's own tests, and judged: none was off.
+    expect(grade.canaries?.mustFail, log).toBeGreaterThanOrEqual(2);
+    expect(grade.canaries?.mustPass).toBeGreaterThanOrEqual(1);
     expect(log).toMatch(new RegExp(`lab: Node ${FIXTURE_NODE}( \\(fetched\\))?, npm 10\\.`));
     expect(log).toContain("install: npm ci (frozen from package-lock.json)");
     // Only the hidden test file runs.

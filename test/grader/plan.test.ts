@@ -222,7 +222,7 @@ describe("the plan of a JS task", () => {
     expect(text).toContain(
       "#   tests: jest on test/add.test.js only, its results written to /scratch/grade/tmp/lab-js-results\n",
     );
-    expect(text).toContain("#   canaries: none (no canaries for the jest runner yet)\n");
+    expect(text).toContain("#   canaries: js canaries in 1 hidden test module(s)\n");
     expect(text).toContain(
       "#   reset: test/add.test.js (new), test/fixtures/data.json (new), test/old.test.js\n",
     );

@@ -61,11 +61,11 @@ export interface Lab {
 /**
  * Makes the lab under the repository's .cache rather than /tmp: the sandbox replaces /tmp, and
  * a test whose oracle sits there would pass whatever the sandbox's rules were. Its suite is a
- * two-task fixture suite ("fixture"), or a copy of the starter suite. Its runs use `sandbox`
+ * two-task fixture suite ("fixture"), or a copy of a built-in suite (starter, starter-js). Its runs use `sandbox`
  * (default bwrap) unless told otherwise; under docker, lab's image is built first if missing.
  */
 export function makeLab(
-  options: { suite?: "fixture" | "starter"; sandbox?: IsolatingSandbox } = {},
+  options: { suite?: "fixture" | "starter" | "starter-js"; sandbox?: IsolatingSandbox } = {},
 ): Lab {
   const suiteName = options.suite ?? "fixture";
   const sandbox = options.sandbox ?? "bwrap";
@@ -82,8 +82,8 @@ export function makeLab(
   const evalsDir = path.join(root, "evals");
   const runsDir = path.join(root, "runs");
   const scratchDir = path.join(root, "scratch");
-  if (suiteName === "starter")
-    cpSync(path.join(repoRoot, "evals", "starter"), path.join(evalsDir, "starter"), {
+  if (suiteName !== "fixture")
+    cpSync(path.join(repoRoot, "evals", suiteName), path.join(evalsDir, suiteName), {
       recursive: true,
     });
   else writeFixtureSuite(evalsDir, "fixture", [addTask("alpha"), addTask("beta")]);

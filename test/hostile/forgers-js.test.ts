@@ -1,0 +1,60 @@
+/**
+ * A forger against JavaScript grading (`test/fixtures/hostile/forge-js.sh`): from the project's
+ * entry module it makes node's assert accept anything and vitest's chai hold every assertion, so
+ * a test that fails by an assertion passes whatever the code does. Graded through a whole run on
+ * the starter-js suite (node:test and vitest), it resolves no task: the canaries, copies of the
+ * hidden files' own tests that must fail, pass too, and flag the trial.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { detectTestTampering } from "../../src/grader/tamper.js";
+import { suiteLayout } from "../../src/suite/index.js";
+import { repoRoot } from "../helpers/temp.js";
+import { hasBwrap } from "../sandbox/helpers.js";
+import { gradedPatch, makeLab } from "./helpers.js";
+
+const TASKS = readdirSync(path.join(repoRoot, "evals", "starter-js", "tasks")).sort();
+
+describe.runIf(hasBwrap())("a forger that disarms the assertions, on the starter-js suite", () => {
+  const lab = makeLab({ suite: "starter-js" });
+
+  it("assert-off: no scan of the diff finds it, and the canaries flag every trial it forged", async () => {
+    const result = await lab.run("forge-js.sh", {
+      args: "assert-off",
+      runId: "forge-js-assert-off",
+      tasks: TASKS,
+      concurrency: 2,
+      timeout: "120s",
+    });
+    expect(result.results).toHaveLength(TASKS.length);
+    for (const trial of result.results) {
+      const oracleDir = suiteLayout(path.join(lab.evalsDir, "starter-js")).oracleDir(trial.taskId);
+      const patch = gradedPatch(result.runDir, trial);
+      expect(patch, trial.taskId).toMatch(/src\/index\.(js|ts)/);
+      expect(
+        detectTestTampering(patch, readFileSync(path.join(oracleDir, "test.patch"), "utf8")),
+      ).toEqual([]);
+      const grade = JSON.stringify(trial.grade);
+      expect(trial.resolved, `${trial.taskId}: ${grade}`).toBe(false);
+    }
+    // Where the forgery made every hidden test pass (a task whose failures are all assertions'),
+    // only the canaries kept it from resolving: each such trial is flagged by them.
+    const forged = result.results.filter(
+      (trial) =>
+        !Object.values(trial.grade?.failToPass ?? {}).includes(false) &&
+        !Object.values(trial.grade?.passToPass ?? {}).includes(false),
+    );
+    expect(forged.map((trial) => trial.taskId)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^semrange-/)]),
+    );
+    for (const trial of forged) {
+      expect(
+        trial.grade?.tampering.some((line) =>
+          line.startsWith("canaries: a test that must fail was reported as passing"),
+        ),
+        `${trial.taskId}: ${JSON.stringify(trial.grade)}`,
+      ).toBe(true);
+    }
+  }, 900_000);
+});
