@@ -1,7 +1,8 @@
 /**
  * The runner guard's Python source (`runner-guard.ts`): a pytest plugin lab loads with `-p` from
  * a folder of its own, before any of the project's code is imported. It records pytest's
- * reporting path (the functions and classes that make, log and print reports) as loaded, checks
+ * reporting path (the functions and classes that make, log and print reports) and unittest's
+ * TestCase methods (the assertions of the unittest-style tests it runs) as loaded, checks
  * it at each report and at the end, and at exit prints what changed and then the sentinel line.
  * Python 2.7 and 3 alike; it works with whatever pytest the era has (3.x to 8.x), reaching only
  * for what that pytest holds. It knows nothing of the canaries, so it cannot give them away.
@@ -39,6 +40,12 @@ try:
     import _pytest.reports as _reports
 except ImportError:
     _reports = None
+# unittest's TestCase: its assertions and the methods that run a test, which a change could
+# disarm for the unittest-style tests pytest runs (the canaries' assertion would hold too, and
+# the rest of a copy then fail without what the statement it replaced bound).
+import unittest.case as _unittest_case
+
+_TESTCASE = "unittest.case.TestCase."
 
 _here = os.path.realpath(os.getcwd())
 _pytest_dir = os.path.dirname(os.path.realpath(_runner.__file__))
@@ -96,6 +103,12 @@ def _snapshot():
             for name, value in list(vars(klass).items()):
                 if not name.startswith("__") or name in ("__init__", "__repr__"):
                     seen[klass.__module__ + "." + klass.__name__ + "." + name] = value
+    # Methods only: a setting (maxDiff) is the tests' to change.
+    for name, value in list(vars(_unittest_case.TestCase).items()):
+        if name.startswith("__") and name not in ("__init__", "__call__"):
+            continue
+        if callable(value) or isinstance(value, (classmethod, staticmethod, property)):
+            seen[_TESTCASE + name] = value
     return seen
 
 
@@ -137,8 +150,11 @@ def _check():
             _say(key + " was replaced")
     # pytest's own plugins add to its classes while configuring (legacypath's startdir).
     configured = _state["configured"]
+    # A method added to TestCase is a project's backport (Python 2's assertRaisesRegex), and
+    # replaces nothing the tests call.
     for key, value in current.items():
-        if key not in _original and configured is not None and configured.get(key) is not value:
+        if (key not in _original and configured is not None and configured.get(key) is not value
+                and not key.startswith(_TESTCASE)):
             _say(key + " was added")
     config = _state["config"]
     if config is None:

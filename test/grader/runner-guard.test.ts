@@ -70,6 +70,12 @@ const REWIRINGS: Record<string, { code: string; named: RegExp }> = {
     ].join("\n"),
     named: /a pytest_runtest_logreport hook was added at run time from pkg\/__init__\.py/,
   },
+  "unittest's assertEqual disarmed": {
+    code: ["import unittest", "unittest.TestCase.assertEqual = lambda self, *a, **k: None"].join(
+      "\n",
+    ),
+    named: /unittest\.case\.TestCase\.assertEqual was replaced/,
+  },
   "the terminal reporter's method replaced": {
     code: [
       "import _pytest.terminal as _t",
@@ -124,7 +130,13 @@ describe("lab's runner guard", () => {
     it(`under pytest ${era.pins[0]?.split("==")[1] ?? ""}, says nothing of an honest run and names each rewiring`, async () => {
       const prepared = await prepareEnvironment(spec(era), testEnvironment());
       const guard = await writeRunnerGuard(tempDir());
-      const honest = runPytest(prepared, project("VALUE = 1"), guard, "t0k");
+      // A project that backports a TestCase method (Python 2's missing assertion) is honest.
+      const backport = [
+        "import unittest",
+        "if not hasattr(unittest.TestCase, 'assertNotRegexpMatchesLab'):",
+        "    unittest.TestCase.assertNotRegexpMatchesLab = lambda self, *a: None",
+      ].join("\n");
+      const honest = runPytest(prepared, project(backport), guard, "t0k");
       expect(honest.status, honest.log).toBe(0);
       expect(honest.log).toContain("\nlab-runner-guard t0k\n");
       expect(honest.log).toMatch(/\nlab-canaries-done t0k\n$/);

@@ -122,7 +122,7 @@ describe.runIf(hasBwrap())("forgers on the starter suite", () => {
 });
 
 describe.runIf(hasBwrap())("a forger against a unittest runner (Django's parser)", () => {
-  it("gold is not flagged; failures recorded as successes resolve without canaries and are flagged with them", async () => {
+  it("gold is not flagged; failures recorded as successes, or assertions disarmed, resolve without canaries and are flagged with them", async () => {
     const root = mkdtempSync(path.join(outsideTmpRoot, "forge-unittest-"));
     try {
       const evalsDir = path.join(root, "evals");
@@ -195,6 +195,23 @@ describe.runIf(hasBwrap())("a forger against a unittest runner (Django's parser)
       expect(guarded.tampering).toContainEqual(
         expect.stringMatching(
           /^runner: the test runner was changed at run time: .*unittest\.result\.TestResult\.addFailure was replaced/,
+        ),
+      );
+
+      // Assertions disarmed: the failing test passes; the guard names the assertion replaced.
+      const disarmed = path.join(root, "work-asserts");
+      execFileSync("bash", [path.join(task.dir, "setup.sh"), disarmed]);
+      execFileSync("bash", [path.join(HOSTILE_DIR, "forge.sh"), "unittest-asserts"], {
+        cwd: disarmed,
+      });
+      expect(await grade({ workTree: disarmed }, false, "asserts-unguarded")).toMatchObject({
+        resolved: true,
+      });
+      const caught = await grade({ workTree: disarmed }, true, "asserts-guarded");
+      expect(caught.resolved).toBe(false);
+      expect(caught.tampering).toContainEqual(
+        expect.stringMatching(
+          /^runner: the test runner was changed at run time: .*unittest\.case\.TestCase\.assertEqual was replaced/,
         ),
       );
     } finally {
