@@ -97,7 +97,7 @@ describe.runIf(mirrors !== undefined && mirrors !== "" && hasBwrap())(
         path.join(root, "lab.config.json"),
         JSON.stringify({
           tools: Object.fromEntries([
-            ...["flip-failures", "print-all", "sympy-flip"].map((mode) =>
+            ...["flip-failures", "print-all", "unittest-asserts", "sympy-flip"].map((mode) =>
               forgerTool(`forge-${mode}`, "forge.sh", mode),
             ),
             ...[...TELLS, ...REWIRINGS].map((mode) =>
@@ -119,7 +119,13 @@ describe.runIf(mirrors !== undefined && mirrors !== "" && hasBwrap())(
       }
     }, 7_200_000);
 
-    for (const mode of ["flip-failures", "print-all"]) {
+    // unittest-asserts acts on unittest-style tests only (requests'), which the guard watches.
+    const FORGES: [string, RegExp][] = [
+      ["flip-failures", /^canaries: /],
+      ["print-all", /^canaries: /],
+      ["unittest-asserts", /^(canaries: |runner: the test runner was changed at run time: )/],
+    ];
+    for (const [mode, flag] of FORGES) {
       it(`${mode} resolves nothing and is flagged wherever it acts, on one task of each repository`, async (context) => {
         const perRepo = onePerPytestRepository(tasks);
         if (perRepo.length === 0) context.skip("the suite has no task pytest runs");
@@ -131,10 +137,7 @@ describe.runIf(mirrors !== undefined && mirrors !== "" && hasBwrap())(
         const trials = await readTrialResults(runPaths(runsDir, `swebench-forge-${mode}`));
         expect(trials.map((trial) => trial.taskId).sort()).toEqual(perRepo.sort());
         for (const trial of trials)
-          expect(
-            caught(trial, /^canaries: /),
-            `${trial.taskId}: ${String(trial.grade?.reason)}`,
-          ).toBe(true);
+          expect(caught(trial, flag), `${trial.taskId}: ${String(trial.grade?.reason)}`).toBe(true);
         expect(trials.filter((trial) => trial.grade?.tampering.length).length).toBeGreaterThan(0);
       }, 3_600_000);
     }
