@@ -9,6 +9,8 @@ import {
   FIXTURE_NODE,
   jestLockfile,
   jestTask,
+  mochaLockfile,
+  mochaTask,
   nodeTestTask,
   vitestLockfile,
   vitestTask,
@@ -26,9 +28,10 @@ beforeAll(async () => {
     nodeTestTask("js-node-test"),
     jestTask("js-jest", await jestLockfile()),
     vitestTask("js-vitest", await vitestLockfile()),
+    mochaTask("js-mocha", await mochaLockfile()),
   ]);
   const suite = await loadSuite("js", { evalsDir: path.join(root, "evals"), cwd: root });
-  for (const id of ["js-node-test", "js-jest", "js-vitest"]) {
+  for (const id of ["js-node-test", "js-jest", "js-vitest", "js-mocha"]) {
     const task = await loadTask(suite, id);
     loaded[id] = { task, oracle: await loadOracle(task) };
   }
@@ -88,6 +91,12 @@ const RUNNERS = [
     file: "test/add.test.ts",
     task: () => vitestTask("js-vitest", "{}"),
   },
+  {
+    id: "js-mocha",
+    runner: "mocha",
+    file: "test/add.test.js",
+    task: () => mochaTask("js-mocha", "{}"),
+  },
 ] as const;
 
 describe.each(RUNNERS)("a $runner task", ({ id, runner, file, task: fixture }) => {
@@ -104,6 +113,7 @@ describe.each(RUNNERS)("a $runner task", ({ id, runner, file, task: fixture }) =
     expect(grade.environmentKey).toMatch(new RegExp(`^node${FIXTURE_NODE}-npm10\\.`));
     expect(["fresh", "reused"]).toContain(grade.install);
     expect(log).toContain(`#   environment: Node ${FIXTURE_NODE}, `);
+    expect(log).toContain(`#   tests: ${runner} on ${file} only, its results written to `);
     expect(log).toContain(`#   canaries: js canaries in 1 hidden test module(s)\n`);
     // Canaries were planted, copies of the hidden file's own tests, and judged: none was off.
     expect(grade.canaries?.mustFail, log).toBeGreaterThanOrEqual(2);

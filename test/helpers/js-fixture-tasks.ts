@@ -13,6 +13,9 @@ export const FIXTURE_JEST = "29.7.0";
 /** The vitest the vitest fixture task installs. */
 export const FIXTURE_VITEST = "2.1.9";
 
+/** The mocha the mocha fixture task installs. */
+export const FIXTURE_MOCHA = "10.8.2";
+
 const GITIGNORE = "node_modules/\n";
 
 /** `add` subtracts; the hidden tests catch it. */
@@ -128,6 +131,7 @@ describe("add", () => {
 }
 
 const JEST_MANIFEST = { scripts: { test: "jest" }, devDependencies: { jest: FIXTURE_JEST } };
+const MOCHA_MANIFEST = { scripts: { test: "mocha" }, devDependencies: { mocha: FIXTURE_MOCHA } };
 const VITEST_MANIFEST = {
   type: "module",
   scripts: { test: "vitest" },
@@ -137,6 +141,49 @@ const VITEST_MANIFEST = {
 /** The package-lock.json of jestTask's package.json (see lockfileOf). */
 export function jestLockfile(): Promise<string> {
   return lockfileOf(`jest-${FIXTURE_JEST}`, JEST_MANIFEST);
+}
+
+/**
+ * A JS task graded with mocha from the npm registry, its tests asserting with node's assert:
+ * package.json and its real package-lock.json (`mochaLockfile`), a .mocharc.json naming the
+ * spec folder, the bug and the hidden tests.
+ */
+export function mochaTask(id: string, lockfile: string): FixtureTask {
+  return {
+    id,
+    base: {
+      "package.json": manifest(id, MOCHA_MANIFEST),
+      "package-lock.json": lockfile.replaceAll('"lab-lock"', JSON.stringify(id)),
+      ".gitignore": GITIGNORE,
+      ".mocharc.json": `${JSON.stringify({ spec: ["test/**/*.test.js"] })}\n`,
+      "src/add.js": BUGGY_ADD,
+    },
+    gold: { "src/add.js": FIXED_ADD },
+    tests: {
+      "test/add.test.js": `const assert = require("node:assert");
+const { add } = require("../src/add");
+
+describe("add", () => {
+  it("adds two numbers", () => {
+    const sum = add(2, 3);
+    assert.strictEqual(sum, 5);
+  });
+
+  it("keeps zero", () => {
+    assert.strictEqual(add(0, 0), 0);
+  });
+});
+`,
+    },
+    failToPass: ["test/add.test.js > add > adds two numbers"],
+    passToPass: ["test/add.test.js > add > keeps zero"],
+    environment: { kind: "node", node: FIXTURE_NODE, runner: "mocha" },
+  };
+}
+
+/** The package-lock.json of mochaTask's package.json (see lockfileOf). */
+export function mochaLockfile(): Promise<string> {
+  return lockfileOf(`mocha-${FIXTURE_MOCHA}`, MOCHA_MANIFEST);
 }
 
 /** The package-lock.json of vitestTask's package.json (see lockfileOf). */

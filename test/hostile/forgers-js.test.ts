@@ -3,16 +3,22 @@
  * entry module it makes node's assert accept anything and vitest's chai hold every assertion, so
  * a test that fails by an assertion passes whatever the code does. Graded through a whole run on
  * the starter-js suite (node:test and vitest), it resolves no task: the canaries, copies of the
- * hidden files' own tests that must fail, pass too, and flag the trial.
+ * hidden files' own tests that must fail, pass too, and flag the trial. And one that rewrites
+ * mocha's results file at exit (lab's reporter runs in the tests' process) is flagged too.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { gradeChange } from "../../src/grader/index.js";
 import { detectTestTampering } from "../../src/grader/tamper.js";
-import { suiteLayout } from "../../src/suite/index.js";
-import { repoRoot } from "../helpers/temp.js";
+import { loadOracle, loadSuite, loadTask, suiteLayout } from "../../src/suite/index.js";
+import { writeFixtureSuite } from "../helpers/fixture-suite.js";
+import { mochaLockfile, mochaTask } from "../helpers/js-fixture-tasks.js";
+import { testEnvironment } from "../helpers/lab.js";
+import { outsideTmpRoot, repoRoot } from "../helpers/temp.js";
 import { hasBwrap } from "../sandbox/helpers.js";
-import { gradedPatch, makeLab } from "./helpers.js";
+import { gradedPatch, HOSTILE_DIR, makeLab } from "./helpers.js";
 
 const TASKS = readdirSync(path.join(repoRoot, "evals", "starter-js", "tasks")).sort();
 
@@ -57,4 +63,47 @@ describe.runIf(hasBwrap())("a forger that disarms the assertions, on the starter
       ).toBe(true);
     }
   }, 900_000);
+});
+
+describe.runIf(hasBwrap())("a forger that rewrites mocha's results at exit", () => {
+  it("resolves the task without canaries, and is flagged with them", async () => {
+    const root = mkdtempSync(path.join(outsideTmpRoot, "forge-mocha-"));
+    try {
+      const evalsDir = path.join(root, "evals");
+      writeFixtureSuite(evalsDir, "js", [mochaTask("adder", await mochaLockfile())]);
+      const task = await loadTask(await loadSuite("js", { evalsDir, cwd: root }), "adder");
+      const oracle = await loadOracle(task);
+      const tree = path.join(root, "work");
+      execFileSync("bash", [path.join(task.dir, "setup.sh"), tree]);
+      execFileSync("bash", [path.join(HOSTILE_DIR, "forge-js.sh"), "results-at-exit"], {
+        cwd: tree,
+      });
+      const grade = async (canaries: boolean, name: string) =>
+        (
+          await gradeChange(
+            task,
+            oracle,
+            { workTree: tree },
+            {
+              scratchDir: path.join(root, name),
+              logFile: path.join(root, `${name}.log`),
+              environment: testEnvironment(),
+              setupTimeoutMs: 60_000,
+              installTimeoutMs: 300_000,
+              testTimeoutMs: 120_000,
+              canaries,
+            },
+          )
+        ).grade;
+      const unguarded = await grade(false, "unguarded");
+      expect(unguarded, String(unguarded.reason)).toMatchObject({ resolved: true });
+      const guarded = await grade(true, "guarded");
+      expect(guarded.resolved).toBe(false);
+      expect(guarded.tampering).toContainEqual(
+        expect.stringMatching(/^canaries: a test that must fail was reported as passing/),
+      );
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }, 600_000);
 });
