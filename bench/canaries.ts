@@ -19,7 +19,8 @@ import { performance } from "node:perf_hooks";
 import { selectTestDirectives } from "../src/core/index.js";
 import { gradeChange } from "../src/grader/index.js";
 import { checkCanaries, planCanaries, plantCanaries } from "../src/grader/canaries.js";
-import { parseTestLog } from "../src/grader/parse-log.js";
+import { parseTestLog, type TestLogParser } from "../src/grader/parse-log.js";
+import { jsTestFilesOf } from "../src/grader/plan.js";
 import { median } from "../src/report/index.js";
 import { loadOracle, loadSuite, loadTask } from "../src/suite/index.js";
 import { benchEnvironment, timeGoldGrade } from "./gold-grade.js";
@@ -53,12 +54,21 @@ for (const id of ids) {
   const task = await loadTask(suite, id);
   const oracle = await loadOracle(task);
   const spec = oracle.environment;
-  if (spec.kind === "node") {
-    console.log(`${id} | a JS task: no canaries for the ${spec.runner} runner yet`);
-    continue;
-  }
-  const directives = selectTestDirectives(oracle.testPatch, spec.testDirectiveRule ?? "files");
-  const plan = planCanaries(spec, directives);
+  // A JS task's canaries go into its hidden test files; its log holds the runner's results.
+  const plan =
+    spec.kind === "node"
+      ? planCanaries(
+          { testCommand: "", logParser: spec.runner },
+          jsTestFilesOf(oracle.testPatch),
+          true,
+          [],
+          oracle.failToPass,
+        )
+      : planCanaries(
+          spec,
+          selectTestDirectives(oracle.testPatch, spec.testDirectiveRule ?? "files"),
+        );
+  const parser: TestLogParser = spec.kind === "node" ? "js-results" : spec.logParser;
   if (plan.style === null) {
     console.log(`${id} | none: ${plan.why}`);
     continue;
@@ -94,7 +104,7 @@ for (const id of ids) {
     if (planted === null) continue;
     count = planted.canaries.length;
     started = performance.now();
-    const parse = (text: string) => parseTestLog(text, spec.logParser);
+    const parse = (text: string) => parseTestLog(text, parser);
     const all = parse(log);
     started = performance.now();
     checkCanaries(planted, log, parse, { exitCode: 1, timedOut: false, limitExceeded: null }, all);
@@ -146,4 +156,4 @@ if (paired > 0) {
     `a grade with canaries minus one without, median over tasks: ${ms(median(differences))} (load average ${os.loadavg()[0]?.toFixed(1) ?? "?"})`,
   );
 }
-rmSync(root, { recursive: true, force: true });
+if (process.env.LAB_BENCH_KEEP === undefined) rmSync(root, { recursive: true, force: true });

@@ -5,16 +5,18 @@
 import os from "node:os";
 import path from "node:path";
 import { uvPassEnvFrom } from "../src/config/index.js";
+import { nodePassEnvFrom } from "../src/environment/index.js";
 import type { Grade, Oracle, Task } from "../src/core/index.js";
 import { gradeChange, type GradeOptions } from "../src/grader/index.js";
 
-/** The grader's environment: this shell's PATH, uv settings and pyenv, with `cacheDir`. */
+/** The grader's environment: this shell's PATH, uv and npm settings and pyenv, with `cacheDir`. */
 export function benchEnvironment(cacheDir: string): GradeOptions["environment"] {
   return {
     cacheDir,
     pathEnv: process.env.PATH ?? "/usr/bin:/bin",
     home: os.homedir(),
     uvPassEnv: uvPassEnvFrom(process.env),
+    npmPassEnv: nodePassEnvFrom(process.env),
     pyenvRoot: process.env.PYENV_ROOT ?? path.join(os.homedir(), ".pyenv"),
     uv: process.env.LAB_UV,
     timeoutMs: 20 * 60_000,
