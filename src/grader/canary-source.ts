@@ -13,24 +13,14 @@
  * copied from the module or made of plain expressions.
  */
 import { readModelModule, type ModelModule, type ModelTest } from "./canary-model.js";
+import {
+  placeCanaries,
+  type CanaryFunction,
+  type CanaryRequest,
+  type Random,
+} from "./canary-places.js";
 
-/** A source of numbers in [0, 1). */
-export type Random = () => number;
-
-/** One canary as written into a test module. */
-export interface CanaryFunction {
-  /** The function's name, which is also the last part of its test id. */
-  readonly name: string;
-  /** Whether its body fails (an assertion or an exception) or passes. */
-  readonly mustFail: boolean;
-  /** Whether it registers the end-of-process sentinel (runners without lab's runner guard). */
-  readonly carriesSentinel: boolean;
-  /** The name of the module's test it was made from, when it is written. */
-  readonly model?: string | undefined;
-}
-
-/** What a canary function needs said about it before its text is made. */
-export type CanaryRequest = Omit<CanaryFunction, "name" | "model">;
+export type { CanaryFunction, CanaryRequest, Random } from "./canary-places.js";
 
 /**
  * The runner a module's canaries are written for: pytest takes functions and methods of test
@@ -322,122 +312,24 @@ export function insertCanaries(
   if (lines.at(-1) === "") lines.pop();
   const module = readModelModule(lines);
   const candidates = models(module, style);
+  if (candidates.length === 0) return { text: source, canaries: [] };
   const taken = new Set<string>();
-  const byPlace = new Map<number, string[]>();
-  // The must-fail one after the module's last test, put after anything else planted there.
-  let final = null as { place: number; block: string[] } | null;
-  const canaries: CanaryFunction[] = [];
-  if (candidates.length === 0) return { text: source, canaries };
-  let lastTaken = false;
-  // Must-fail ones copy different hidden tests while there are some left: a forger that leaves
-  // near-duplicate pairs alone then leaves that many tests that must start passing failing.
-  // And they go first to classes (or the module level) no must-fail one covers yet: a forger
-  // that acts only on one kind of test (pytest's Function but not unittest's TestCaseFunction)
-  // would otherwise swallow the real failures of one class while the canaries sit in another.
-  const copied = new Set<string>();
-  const covered = new Set<number | null>();
-  // Classes (or the module level) where a must-fail one sits before one of their tests.
-  const among = new Set<number | null>();
-  const preferred = candidates.filter((test) => prefer.includes(test.name));
-  /** Writes a canary from `model` for `request` at the place `where` picks; false when none fits. */
-  const plant = (
-    request: CanaryRequest,
-    model: ModelTest,
-    where: (befores: number[], last: ModelTest) => number | "after the module's last test",
-  ): boolean => {
-    const canary = {
-      ...request,
-      name: canaryName(random, module, model, taken, others),
-      model: model.name,
-    };
-    const text = canaryFrom(random, module, model, canary, sentinel);
-    if (text === null) return false;
-    const siblings = module.tests.filter(
-      (test) => test.container === model.container && test.start >= model.start,
-    );
-    const last = siblings.at(-1) as ModelTest;
-    const chosen = where(
-      siblings.map((test) => test.start),
-      last,
-    );
-    const place = typeof chosen === "number" ? chosen : -last.end;
-    const gap = model.container === null ? ["", ""] : [""];
-    const block = place < 0 ? [...gap, ...text] : [...text, ...gap];
-    if (typeof chosen === "number") byPlace.set(place, [...(byPlace.get(place) ?? []), ...block]);
-    else final = { place, block };
-    canaries.push(canary);
-    if (request.mustFail) {
-      copied.add(model.name);
-      covered.add(model.container);
-      if (place >= 0) among.add(model.container);
-    }
-    return true;
-  };
-  for (const request of requests) {
-    for (let attempt = 0; attempt < 8; attempt++) {
-      const unseen = preferred.filter(
-        (test) => !copied.has(test.name) && !covered.has(test.container),
-      );
-      const fresh = unseen.length > 0 ? unseen : preferred.filter((test) => !copied.has(test.name));
-      const model = pick(
-        random,
-        request.mustFail && preferred.length > 0 && attempt < 4
-          ? fresh.length > 0 && attempt < 2
-            ? fresh
-            : preferred
-          : candidates,
-      );
-      // A must-fail one follows the module's last test, the first whose model's class (or
-      // module level) holds it: a forger that trusts only a module's last test (where a fix's
-      // new test often goes), or none but it, flips a canary.
-      const placed = plant(request, model, (befores, last) => {
-        const afterLast =
-          request.mustFail && !lastTaken && style !== "sympy" && last === module.tests.at(-1);
-        if (afterLast) lastTaken = true;
-        return afterLast
-          ? "after the module's last test"
-          : pick(random, style === "sympy" ? befores : [...befores, -last.end]);
-      });
-      if (placed) break;
-    }
-  }
-  const mustFail = { mustFail: true, carriesSentinel: false };
-  /** A model in `container`: a hidden test not copied yet, else a hidden one, else any. */
-  const modelIn = (container: number | null, attempt: number): ModelTest | undefined => {
-    const own = candidates.filter((test) => test.container === container);
-    const hidden = own.filter((test) => prefer.includes(test.name));
-    const fresh = hidden.filter((test) => !copied.has(test.name));
-    const pool = attempt < 4 && hidden.length > 0 ? (fresh.length > 0 ? fresh : hidden) : own;
-    return pool.length > 0 ? pick(random, pool) : undefined;
-  };
-  // One after the module's last test where the requests left none there (they went to other
-  // classes holding hidden tests).
-  const lastTest = module.tests.at(-1) as ModelTest;
-  for (let attempt = 0; attempt < 8 && !lastTaken && style !== "sympy"; attempt++) {
-    const model = modelIn(lastTest.container, attempt);
-    if (model === undefined) break;
-    if (plant(mustFail, model, () => "after the module's last test")) lastTaken = true;
-  }
-  // And one before a test of each class (or the module level) holding a hidden test that must
-  // start passing, where no must-fail one sits yet: a forger that leaves every last test alone
-  // (of the module, of each class) and flips the rest would otherwise swallow that class's real
-  // failures and flip nothing of lab's, the module-last canary being such a last test
-  // (psf__requests-1963: its class TestRedirects holds both).
-  for (const container of new Set(preferred.map((test) => test.container))) {
-    for (let attempt = 0; attempt < 8 && !among.has(container); attempt++) {
-      const model = modelIn(container, attempt);
-      if (model === undefined) break;
-      plant(mustFail, model, (befores) => pick(random, befores));
-    }
-  }
-  const out: string[] = [];
-  for (let index = 0; index < lines.length; index++) {
-    out.push(...(byPlace.get(index) ?? []));
-    if (index > 0) out.push(...(byPlace.get(-index) ?? []));
-    if (index > 0 && final?.place === -index) out.push(...final.block);
-    out.push(lines[index] as string);
-  }
-  out.push(...(byPlace.get(-lines.length) ?? []));
-  if (final?.place === -lines.length) out.push(...final.block);
-  return { text: `${out.join(newline)}${newline}`, canaries };
+  const placed = placeCanaries(lines, requests, random, {
+    tests: module.tests,
+    candidates,
+    hidden: candidates.filter((test) => prefer.includes(test.name)),
+    // bin/test marks the module's last test function on a line SWE-bench's parser cannot read.
+    afterLast: style !== "sympy",
+    make: (request, model) => {
+      const canary = {
+        ...request,
+        name: canaryName(random, module, model, taken, others),
+        model: model.name,
+      };
+      const text = canaryFrom(random, module, model, canary, sentinel);
+      return text === null ? null : { lines: text, name: canary.name, model: model.name };
+    },
+    gap: (model) => (model.container === null ? ["", ""] : [""]),
+  });
+  return { text: `${placed.lines.join(newline)}${newline}`, canaries: placed.canaries };
 }

@@ -10,15 +10,13 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { gradeChange } from "../../src/grader/index.js";
 import { detectTestTampering } from "../../src/grader/tamper.js";
 import { loadOracle, loadSuite, loadTask, suiteLayout } from "../../src/suite/index.js";
 import { writeFixtureSuite } from "../helpers/fixture-suite.js";
 import { mochaLockfile, mochaTask } from "../helpers/js-fixture-tasks.js";
-import { testEnvironment } from "../helpers/lab.js";
 import { outsideTmpRoot, repoRoot } from "../helpers/temp.js";
 import { hasBwrap } from "../sandbox/helpers.js";
-import { gradedPatch, HOSTILE_DIR, makeLab } from "./helpers.js";
+import { gradedPatch, gradeFixtureChange, HOSTILE_DIR, makeLab } from "./helpers.js";
 
 const TASKS = readdirSync(path.join(repoRoot, "evals", "starter-js", "tasks")).sort();
 
@@ -78,23 +76,8 @@ describe.runIf(hasBwrap())("a forger that rewrites mocha's results at exit", () 
       execFileSync("bash", [path.join(HOSTILE_DIR, "forge-js.sh"), "results-at-exit"], {
         cwd: tree,
       });
-      const grade = async (canaries: boolean, name: string) =>
-        (
-          await gradeChange(
-            task,
-            oracle,
-            { workTree: tree },
-            {
-              scratchDir: path.join(root, name),
-              logFile: path.join(root, `${name}.log`),
-              environment: testEnvironment(),
-              setupTimeoutMs: 60_000,
-              installTimeoutMs: 300_000,
-              testTimeoutMs: 120_000,
-              canaries,
-            },
-          )
-        ).grade;
+      const grade = (canaries: boolean, name: string) =>
+        gradeFixtureChange(task, oracle, { workTree: tree }, { canaries, root, name });
       const unguarded = await grade(false, "unguarded");
       expect(unguarded, String(unguarded.reason)).toMatchObject({ resolved: true });
       const guarded = await grade(true, "guarded");

@@ -8,15 +8,14 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { gradeChange } from "../../src/grader/index.js";
 import { detectTestTampering } from "../../src/grader/tamper.js";
 import { readTrialResults, runPaths } from "../../src/store/index.js";
 import { loadOracle, loadSuite, loadTask, suiteLayout } from "../../src/suite/index.js";
 import { addTask, pyproject, writeFixtureSuite } from "../helpers/fixture-suite.js";
-import { runLab, testEnvironment } from "../helpers/lab.js";
+import { runLab } from "../helpers/lab.js";
 import { outsideTmpRoot, repoRoot } from "../helpers/temp.js";
 import { hasBwrap } from "../sandbox/helpers.js";
-import { gradedPatch, HOSTILE_DIR, makeLab } from "./helpers.js";
+import { gradedPatch, gradeFixtureChange, HOSTILE_DIR, makeLab } from "./helpers.js";
 
 const STARTER_TASKS = readdirSync(path.join(repoRoot, "evals", "starter", "tasks")).sort();
 const FORGERS = ["flip-failures", "flip-all", "xfail-plugin", "print-all"];
@@ -60,23 +59,17 @@ describe.runIf(hasBwrap())("forgers on the starter suite", () => {
       const tree = path.join(scratch, "work");
       execFileSync("bash", [path.join(task.dir, "setup.sh"), tree]);
       execFileSync("bash", [path.join(HOSTILE_DIR, "forge.sh"), mode], { cwd: tree });
-      const grade = async (canaries: boolean) =>
-        (
-          await gradeChange(
-            task,
-            oracle,
-            { workTree: tree },
-            {
-              scratchDir: path.join(scratch, `grade-${String(canaries)}`),
-              logFile: path.join(scratch, `grade-${String(canaries)}.log`),
-              environment: testEnvironment(),
-              setupTimeoutMs: 60_000,
-              installTimeoutMs: 300_000,
-              testTimeoutMs: 120_000,
-              canaries,
-            },
-          )
-        ).grade;
+      const grade = (canaries: boolean) =>
+        gradeFixtureChange(
+          task,
+          oracle,
+          { workTree: tree },
+          {
+            canaries,
+            root: scratch,
+            name: `grade-${String(canaries)}`,
+          },
+        );
       const unguarded = await grade(false);
       expect(unguarded, `${mode} without canaries: ${String(unguarded.reason)}`).toMatchObject({
         resolved: true,
@@ -159,22 +152,11 @@ describe.runIf(hasBwrap())("a forger against a unittest runner (Django's parser)
       const suite = await loadSuite("unit", { evalsDir, cwd: root });
       const task = await loadTask(suite, "adder");
       const oracle = await loadOracle(task);
-      const grade = async (
+      const grade = (
         change: { patch: string } | { workTree: string },
         canaries: boolean,
         name: string,
-      ) =>
-        (
-          await gradeChange(task, oracle, change, {
-            scratchDir: path.join(root, name),
-            logFile: path.join(root, `${name}.log`),
-            environment: testEnvironment(),
-            setupTimeoutMs: 60_000,
-            installTimeoutMs: 300_000,
-            testTimeoutMs: 120_000,
-            canaries,
-          })
-        ).grade;
+      ) => gradeFixtureChange(task, oracle, change, { canaries, root, name });
       const gold = await grade({ patch: oracle.goldPatch }, true, "gold");
       expect(gold, String(gold.reason)).toMatchObject({ resolved: true, tampering: [] });
       expect(gold.canaries?.mustFail).toBeGreaterThan(0);

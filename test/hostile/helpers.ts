@@ -8,12 +8,21 @@ import {
   resolveRunConfig,
   resolveSettings,
 } from "../../src/config/index.js";
-import { quoteShell, type RunEvent, type TrialResult } from "../../src/core/index.js";
+import {
+  quoteShell,
+  type Grade,
+  type Oracle,
+  type RunEvent,
+  type Task,
+  type TrialResult,
+} from "../../src/core/index.js";
+import { gradeChange } from "../../src/grader/index.js";
 import { runSuite, type RunResult } from "../../src/runner/index.js";
 import { suiteLayout } from "../../src/suite/index.js";
 import { createDockerProvider } from "../../src/sandbox/index.js";
 import { createCommandTool } from "../../src/tools/index.js";
 import { addTask, writeFixtureSuite } from "../helpers/fixture-suite.js";
+import { testEnvironment } from "../helpers/lab.js";
 import { outsideTmpRoot, repoRoot, sharedCacheDir } from "../helpers/temp.js";
 import { dockerEndToEndUnavailable, hasBwrap, testDockerSettings } from "../sandbox/helpers.js";
 
@@ -176,4 +185,27 @@ export function toolLog(runDir: string, trial: TrialResult): string {
 export function testPatchOf(lab: Lab, taskId: string): string {
   const oracleDir = suiteLayout(path.join(lab.evalsDir, "fixture")).oracleDir(taskId);
   return readFileSync(path.join(oracleDir, "test.patch"), "utf8");
+}
+
+/**
+ * Grades `change` of a fixture task as a run would (lab's usual limits, the shared cache), with
+ * or without canaries; its scratch and log go under `root`, named `name`.
+ */
+export async function gradeFixtureChange(
+  task: Task,
+  oracle: Oracle,
+  change: { patch: string } | { workTree: string },
+  options: { canaries: boolean; root: string; name: string },
+): Promise<Grade> {
+  const { root, name } = options;
+  const { grade } = await gradeChange(task, oracle, change, {
+    scratchDir: path.join(root, name),
+    logFile: path.join(root, `${name}.log`),
+    environment: testEnvironment(),
+    setupTimeoutMs: 60_000,
+    installTimeoutMs: 300_000,
+    testTimeoutMs: 120_000,
+    canaries: options.canaries,
+  });
+  return grade;
 }

@@ -19,7 +19,12 @@
  * vitest), chai's `expect(...).to...`, or node's `assert` by the file's own name for it; a file
  * with none of these takes no canaries.
  */
-import { type CanaryFunction, type CanaryRequest, type Random } from "../canary-source.js";
+import {
+  placeCanaries,
+  type CanaryFunction,
+  type CanaryRequest,
+  type Random,
+} from "../canary-places.js";
 
 /** One copyable test call of a file, by 0-based line numbers. */
 export interface JsModelTest {
@@ -617,146 +622,69 @@ export function insertJsCanaries(
   if (candidates.length === 0) return none;
   const words = titleWords(tests, masked);
   const taken = new Set(tests.map((test) => test.title));
-  const byPlace = new Map<number, string[]>();
-  let final: { place: number; block: string[] } | null = null as {
-    place: number;
-    block: string[];
-  } | null;
-  const canaries: CanaryFunction[] = [];
-  const copied = new Set<JsModelTest>();
-  const covered = new Set<number>();
-  const among = new Set<number>();
-  const lastTest = tests.at(-1) as JsModelTest;
-  let lastTaken = false;
-  const hidden = candidates.filter((test) =>
-    prefer.some((title) => title === test.title || matchesTemplate(test.title, title)),
-  );
-
-  const plant = (
+  /** A canary's lines from `model`: a must-fail copy, or the call with one assertion that holds. */
+  const make = (
     request: CanaryRequest,
     model: JsModelTest,
-    where: (befores: number[], last: JsModelTest) => number | "after the file's last test",
-  ): boolean => {
+  ): { lines: string[]; name: string; model: string } | null => {
     const title = canaryTitle(random, model, words, taken);
-    if (title === null) return false;
+    if (title === null) return null;
     const head = lines.slice(model.start, model.open + 1);
     const written = model.title.startsWith("`")
       ? [model.title]
       : [`"${model.title}"`, `'${model.title}'`];
     const row = head.findIndex((line) => written.some((form) => line.includes(form)));
-    if (row === -1) return false;
+    if (row === -1) return null;
     const form = written.find((candidate) => (head[row] as string).includes(candidate)) as string;
     // In the model's own quotes (a title is letters, spaces and the model's own text).
     const quote = form.charAt(0);
     const source = quote === "`" ? title : `${quote}${title}${quote}`;
     head[row] = (head[row] as string).replace(form, () => source);
-    /** A one-line test's line with its expression body replaced (the title already is). */
-    const inExpression = (
-      test: JsModelTest,
-      titled: string,
-      fails: boolean,
-      names: readonly string[],
-      order: readonly string[],
-    ): string => {
-      const line = lines[test.start] as string;
-      const [start, stop] = test.expression as readonly [number, number];
-      const shift = titled.length - line.length;
-      const expression = (
-        fails
-          ? impossibleJs(random, style, order, 1)[0]
-          : certainJs(random, style, pick(random, names))
-      ) as string;
-      return `${titled.slice(0, start + shift)}${expression.replace(/;$/, "")}${line.slice(stop)}`;
-    };
-    const [from, to] = assertionOf(model) as readonly [number, number];
-    const indent = /^\s*/.exec(lines[from] as string)?.[0] ?? "";
     const values = valuesOf(model);
     const shuffled = [...values].sort(() => random() - 0.5);
+    const assertion = (fails: boolean, count: number): string[] =>
+      fails
+        ? impossibleJs(random, style, shuffled, count)
+        : [certainJs(random, style, pick(random, values))];
+    if (model.expression !== null) {
+      // A one-line test: its expression body replaced (the title already is).
+      const line = lines[model.start] as string;
+      const [start, stop] = model.expression;
+      const titled = head[0] as string;
+      const shift = titled.length - line.length;
+      const expression = (assertion(request.mustFail, 1)[0] as string).replace(/;$/, "");
+      const copy = `${titled.slice(0, start + shift)}${expression}${line.slice(stop)}`;
+      return { lines: [copy], name: title, model: model.title };
+    }
+    const [from, to] = assertionOf(model) as readonly [number, number];
+    const indent = /^\s*/.exec(lines[from] as string)?.[0] ?? "";
     const body = request.mustFail
       ? [
           ...lines.slice(model.open + 1, from),
-          ...impossibleJs(random, style, shuffled, to - from).map((line) => `${indent}${line}`),
+          ...assertion(true, to - from).map((line) => `${indent}${line}`),
           ...lines.slice(to, model.close),
         ]
-      : [`${indent}${certainJs(random, style, pick(random, values))}`];
-    const text =
-      model.expression === null
-        ? [...head, ...body, ...lines.slice(model.close, model.end)]
-        : [inExpression(model, head[0] as string, request.mustFail, values, shuffled)];
-    const siblings = tests.filter(
-      (test) => test.container === model.container && test.start >= model.start,
-    );
-    const last = siblings.at(-1) as JsModelTest;
-    const chosen = where(
-      siblings.map((test) => test.start),
-      last,
-    );
-    const place = typeof chosen === "number" ? chosen : -last.end;
-    // Set apart by a blank line where the model is.
-    const blank = (line: number): boolean => (lines[line] ?? "x").trim() === "";
-    const gap = blank(model.end) || blank(model.start - 1) ? [""] : [];
-    const block = place < 0 ? [...gap, ...text] : [...text, ...gap];
-    if (typeof chosen === "number") byPlace.set(place, [...(byPlace.get(place) ?? []), ...block]);
-    else final = { place, block };
-    canaries.push({ ...request, name: title, model: model.title });
-    if (request.mustFail) {
-      copied.add(model);
-      covered.add(model.container);
-      if (place >= 0) among.add(model.container);
-    }
-    return true;
+      : assertion(false, 1).map((line) => `${indent}${line}`);
+    const copy = [...head, ...body, ...lines.slice(model.close, model.end)];
+    return { lines: copy, name: title, model: model.title };
   };
-
-  for (const request of requests) {
-    for (let attempt = 0; attempt < 8; attempt++) {
-      const unseen = hidden.filter((test) => !copied.has(test) && !covered.has(test.container));
-      const fresh = unseen.length > 0 ? unseen : hidden.filter((test) => !copied.has(test));
-      const model = pick(
-        random,
-        request.mustFail && hidden.length > 0 && attempt < 4
-          ? fresh.length > 0 && attempt < 2
-            ? fresh
-            : hidden
-          : candidates,
-      );
-      const placed = plant(request, model, (befores, last) => {
-        const afterLast = request.mustFail && !lastTaken && last === lastTest;
-        if (afterLast) lastTaken = true;
-        return afterLast ? "after the file's last test" : pick(random, [...befores, -last.end]);
-      });
-      if (placed) break;
-    }
-  }
-  const mustFail = { mustFail: true, carriesSentinel: false };
-  const modelIn = (container: number, attempt: number): JsModelTest | undefined => {
-    const own = candidates.filter((test) => test.container === container);
-    const ownHidden = own.filter((test) => hidden.includes(test));
-    const fresh = ownHidden.filter((test) => !copied.has(test));
-    const pool = attempt < 4 && ownHidden.length > 0 ? (fresh.length > 0 ? fresh : ownHidden) : own;
-    return pool.length > 0 ? pick(random, pool) : undefined;
-  };
-  for (let attempt = 0; attempt < 8 && !lastTaken; attempt++) {
-    const model = modelIn(lastTest.container, attempt);
-    if (model === undefined) break;
-    if (plant(mustFail, model, () => "after the file's last test")) lastTaken = true;
-  }
-  for (const container of new Set(hidden.map((test) => test.container))) {
-    for (let attempt = 0; attempt < 8 && !among.has(container); attempt++) {
-      const model = modelIn(container, attempt);
-      if (model === undefined) break;
-      plant(mustFail, model, (befores) => pick(random, befores));
-    }
-  }
-  const out: string[] = [];
   const trailing = lines.at(-1) === "" ? lines.pop() : undefined;
-  for (let index = 0; index < lines.length; index++) {
-    out.push(...(byPlace.get(index) ?? []));
-    if (index > 0) out.push(...(byPlace.get(-index) ?? []));
-    if (index > 0 && final?.place === -index) out.push(...final.block);
-    out.push(lines[index] as string);
-  }
-  out.push(...(byPlace.get(-lines.length) ?? []));
-  if (final?.place === -lines.length) out.push(...final.block);
+  const placed = placeCanaries(lines, requests, random, {
+    tests,
+    candidates,
+    hidden: candidates.filter((test) =>
+      prefer.some((title) => title === test.title || matchesTemplate(test.title, title)),
+    ),
+    afterLast: true,
+    make,
+    // Set apart by a blank line where the model is.
+    gap: (model) => {
+      const blank = (line: number): boolean => (lines[line] ?? "x").trim() === "";
+      return blank(model.end) || blank(model.start - 1) ? [""] : [];
+    },
+  });
+  const out = placed.lines;
+  const canaries = placed.canaries;
   if (trailing !== undefined) out.push("");
   return { text: out.join("\n"), canaries };
 }
