@@ -10,6 +10,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { rejudgeGrade } from "../../src/grader/index.js";
 import { detectTestTampering } from "../../src/grader/tamper.js";
 import { loadOracle, loadSuite, loadTask, suiteLayout } from "../../src/suite/index.js";
 import { writeFixtureSuite } from "../helpers/fixture-suite.js";
@@ -85,6 +86,15 @@ describe.runIf(hasBwrap())("a forger that rewrites mocha's results at exit", () 
       expect(guarded.tampering).toContainEqual(
         expect.stringMatching(/^canaries: a test that must fail was reported as passing/),
       );
+      // The verdict can be judged again from the grade's log alone, and stands.
+      const again = rejudgeGrade(
+        guarded,
+        { text: readFileSync(path.join(root, "guarded.log"), "utf8") },
+        { parser: "js-results", failToPass: oracle.failToPass, passToPass: oracle.passToPass },
+      );
+      expect(again).toMatchObject({
+        grade: { resolved: false, tampering: guarded.tampering, statuses: guarded.statuses },
+      });
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
