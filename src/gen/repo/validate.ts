@@ -287,7 +287,8 @@ export function testRunError(log: string): string | null {
  * The statuses of tests in the files that were run. The log parser also reads lines that only
  * look like results: captured log records ("ERROR    app:app.py:961 ...", with line numbers
  * that move with the fix) and the output of test sessions a test runs itself (pytest's own
- * tests). Those are no tests of the task's, and would make it look flaky or broken.
+ * tests). Those are no tests of the task's, and would make it look flaky or broken. pytest's
+ * ids are `file::test`, the JS runners' `file > describe > test`.
  */
 export function ownTests(
   statuses: Readonly<Record<string, TestStatus>>,
@@ -295,7 +296,9 @@ export function ownTests(
 ): Record<string, TestStatus> {
   return Object.fromEntries(
     Object.entries(statuses).filter(([id]) =>
-      files.some((file) => id === file || id.startsWith(`${file}::`)),
+      files.some(
+        (file) => id === file || id.startsWith(`${file}::`) || id.startsWith(`${file} > `),
+      ),
     ),
   );
 }
