@@ -3,6 +3,7 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { inferEnvironment } from "../../src/gen/repo/infer-env.js";
 import { isSourcePath, isTestPath } from "../../src/gen/repo/mining.js";
+import { installFailure, ownTests } from "../../src/gen/repo/validate.js";
 import { FIXTURE_NODE } from "../helpers/js-fixture-tasks.js";
 import { runLab, testEnvironment, type CliResult } from "../helpers/lab.js";
 import { PrHistory } from "../helpers/pr-history.js";
@@ -255,5 +256,48 @@ describe("inferring a JS project's environment", () => {
       reason:
         'ava (scripts["test"]: "ava") is not supported yet: lab runs jest, vitest, mocha and node:test',
     });
+  });
+});
+
+describe("judging a JS project's proof runs", () => {
+  it("keeps the results of the files that ran, by their `file > describe > test` ids", () => {
+    expect(
+      ownTests(
+        {
+          "test/a.test.js > a > works": "PASSED",
+          "test/a.test.js > top level": "FAILED",
+          "test/a.test.jsx > other file": "PASSED",
+          "test/b.test.js > b": "PASSED",
+        },
+        ["test/a.test.js"],
+      ),
+    ).toEqual({ "test/a.test.js > a > works": "PASSED", "test/a.test.js > top level": "FAILED" });
+  });
+
+  it("names the cause of a failed npm install, not Node's version line", () => {
+    const log = [
+      "lab: installing the change: the install of the base commit failed",
+      "+ npm ci",
+      "npm error code E404",
+      "npm error 404 Not Found - GET https://registry.npmjs.org/acme-internal - Not found",
+      "npm error 404",
+      "npm error A complete log of this run can be found in: /home/.npm/_logs/x.log",
+      "lab: install step exited with 1",
+    ].join("\n");
+    expect(installFailure(log)).toBe(
+      "install failed: `npm ci` failed: 404 Not Found - GET https://registry.npmjs.org/acme-internal - Not found",
+    );
+    const crashed = [
+      "+ npm ci",
+      "node:internal/modules/cjs/loader:1147",
+      "  throw err;",
+      "Error: Cannot find module '/cache/npm@10/bin/npm-cli.js'",
+      "    at Module._resolveFilename (node:internal/modules/cjs/loader:1144:15)",
+      "Node.js v20.11.1",
+      "lab: install step exited with 1",
+    ].join("\n");
+    expect(installFailure(crashed)).toBe(
+      "install failed: `npm ci` failed: Error: Cannot find module '/cache/npm@10/bin/npm-cli.js'",
+    );
   });
 });
