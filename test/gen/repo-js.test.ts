@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { inferEnvironment } from "../../src/gen/repo/infer-env.js";
 import { isSourcePath, isTestPath } from "../../src/gen/repo/mining.js";
 import { installFailure, ownTests } from "../../src/gen/repo/validate.js";
+import { pyproject } from "../helpers/fixture-suite.js";
 import { FIXTURE_NODE } from "../helpers/js-fixture-tasks.js";
 import { runLab, testEnvironment, type CliResult } from "../helpers/lab.js";
 import { PrHistory } from "../helpers/pr-history.js";
@@ -257,6 +258,27 @@ describe("inferring a JS project's environment", () => {
         'ava (scripts["test"]: "ava") is not supported yet: lab runs jest, vitest, mocha and node:test',
     });
   });
+});
+
+describe("a repository with both a package.json and a Python project", () => {
+  it("is Python's, as before", async () => {
+    const h = new PrHistory(path.join(root, "repos", "both"));
+    const commit = h.direct("root", "both", {
+      "pyproject.toml": pyproject("both"),
+      "src/both/__init__.py": "",
+      "package.json": manifest,
+      "package-lock.json": lockfile,
+    });
+    const inferred = await inferEnvironment({
+      gitDir: h.dir,
+      commit,
+      date: h.git("show", "-s", "--format=%cI", commit),
+      environment: testEnvironment(),
+      cacheDir: path.join(root, "cache"),
+    });
+    expect(inferred).toMatchObject({ ok: true, spec: { testCommand: "pytest -rA" } });
+    expect(inferred.ok && inferred.spec.kind).toBeUndefined();
+  }, 120_000);
 });
 
 describe("judging a JS project's proof runs", () => {
