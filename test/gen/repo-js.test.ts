@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { inferEnvironment } from "../../src/gen/repo/infer-env.js";
-import { isSourcePath, isTestPath } from "../../src/gen/repo/mining.js";
+import { isSourcePath, isTestPath, mineChanges } from "../../src/gen/repo/mining.js";
+import { listPatchFiles } from "../../src/core/index.js";
 import { installFailure, ownTests } from "../../src/gen/repo/validate.js";
 import { pyproject } from "../helpers/fixture-suite.js";
 import { FIXTURE_NODE } from "../helpers/js-fixture-tasks.js";
@@ -158,6 +159,39 @@ describe("JavaScript and TypeScript paths", () => {
       expect([file, isTestPath(file), isSourcePath(file)]).toEqual([file, false, true]);
     for (const file of ["README.md", "docs/a.ts", "package.json"])
       expect([file, isTestPath(file), isSourcePath(file)]).toEqual([file, false, false]);
+  });
+});
+
+describe("mining a JS project", () => {
+  it("puts a deleted JS test file in the gold patch and its replacement in the test patch", async () => {
+    const h = new PrHistory(path.join(root, "repos", "moved"));
+    h.direct("root", "moved 0.1", {
+      "package.json": manifest,
+      "src/math.js": MATH_BUGGY,
+      "src/math.spec.js": MATH_TEST_BASE,
+    });
+    const commit = h.direct("move", "Fix clamp, tests into __tests__", {
+      "src/math.js": MATH_FIXED,
+      "src/math.spec.js": null,
+      "src/__tests__/math.js": MATH_TEST_CLAMP,
+    });
+    const mined = await mineChanges({ gitDir: h.dir, branch: "main", idPrefix: "moved" });
+    expect(mined.candidates).toHaveLength(1);
+    const [candidate] = mined.candidates;
+    expect(candidate?.commit).toBe(commit);
+    expect([...(candidate?.testFiles ?? [])].sort()).toEqual([
+      "src/__tests__/math.js",
+      "src/math.spec.js",
+    ]);
+    expect(candidate?.sourceFiles).toEqual(["src/math.js"]);
+    expect(listPatchFiles(candidate?.testPatch ?? "").map((f) => f.path)).toEqual([
+      "src/__tests__/math.js",
+    ]);
+    expect(
+      listPatchFiles(candidate?.goldPatch ?? "")
+        .map((f) => `${f.path}${f.isDeleted ? " (deleted)" : ""}`)
+        .sort(),
+    ).toEqual(["src/math.js", "src/math.spec.js (deleted)"]);
   });
 });
 
