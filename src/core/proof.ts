@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { pythonEnvironmentSpecSchema, gradeSchema } from "./schemas.js";
-import type { PythonEnvironmentSpec, Grade } from "./types.js";
+import { environmentSpecSchema, gradeSchema } from "./schemas.js";
+import type { EnvironmentSpec, Grade } from "./types.js";
 
 /** Why a proven SWE-bench instance was not kept. */
 export const DROP_CATEGORIES = [
@@ -80,7 +80,7 @@ export interface RepoTaskProof {
   /** Tests that fail with and without the fix; left out of both lists. */
   readonly failing: readonly string[];
   /** The environment inferred for its base commit; null when none could be. */
-  readonly environment: PythonEnvironmentSpec | null;
+  readonly environment: EnvironmentSpec | null;
   /** How the environment was inferred. */
   readonly notes: readonly string[];
   readonly runs: readonly RepoProofRun[];
@@ -134,7 +134,7 @@ const repoTaskProofSchema = z.object({
   failToPass: z.array(z.string()),
   passToPass: z.array(z.string()),
   failing: z.array(z.string()),
-  environment: pythonEnvironmentSpecSchema.nullable(),
+  environment: environmentSpecSchema.nullable(),
   notes: z.array(z.string()),
   runs: z.array(
     z.object({

@@ -210,7 +210,8 @@ describe("inferring a commit's environment", () => {
       cacheDir: path.join(root, "cache"),
     });
     expect(inferred.ok).toBe(true);
-    if (!inferred.ok) return;
+    expect(inferred.ok ? inferred.spec.kind : "none").toBeUndefined();
+    if (!inferred.ok || inferred.spec.kind === "node") return;
     expect(inferred.spec.python).toBe("3.11");
     // pytest 7.2.1 came out on 2023-01-13: the resolution stops at the commit's date.
     expect(inferred.spec.pins).toContain("pytest==7.2.0");

@@ -2,7 +2,11 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { errorMessage, type PythonEnvironmentSpec } from "../../core/index.js";
+import {
+  errorMessage,
+  type EnvironmentSpec,
+  type PythonEnvironmentSpec,
+} from "../../core/index.js";
 import {
   ensureUv,
   failedDownloadsFile,
@@ -15,6 +19,7 @@ import {
 import { git, tryGit } from "../../git/index.js";
 import { findOnPath, runCommand } from "../../process/index.js";
 import { writeJsonAtomic } from "../../store/index.js";
+import { inferNodeEnvironment } from "./infer-node-env.js";
 import { readProjectFacts, type ProjectFacts } from "./project.js";
 import { choosePython, PYTHON_RELEASES } from "./python-choice.js";
 
@@ -25,10 +30,11 @@ const PINS_LAYOUT = 1;
 export type InferredEnvironment =
   | {
       readonly ok: true;
-      readonly spec: PythonEnvironmentSpec;
+      readonly spec: EnvironmentSpec;
       /** How it was inferred, in words, for the task's record. */
       readonly notes: readonly string[];
-      readonly facts: ProjectFacts;
+      /** The Python project's facts; null for a JavaScript/TypeScript project. */
+      readonly facts: ProjectFacts | null;
     }
   | {
       readonly ok: false;
@@ -69,7 +75,8 @@ export function installedPythons(options: EnvironmentOptions): Map<string, strin
  * asks for, the project's dependencies and test extras, groups or requirements files, and
  * pytest, resolved by uv as of the given date into exact pins. The project itself is installed
  * editable without dependencies at grading time; build requirements are resolved as of the
- * same date (UV_EXCLUDE_NEWER).
+ * same date (UV_EXCLUDE_NEWER). A commit with a package.json at its root and no Python project
+ * or requirements file is a JavaScript/TypeScript project: its Node spec (inferNodeEnvironment).
  */
 export async function inferEnvironment(options: InferOptions): Promise<InferredEnvironment> {
   const cwd = options.gitDir;
@@ -81,6 +88,14 @@ export async function inferEnvironment(options: InferOptions): Promise<InferredE
     if (paths.includes(file)) files.set(file, await show(cwd, options.commit, file));
   }
   const facts = readProjectFacts(files, paths);
+  if (
+    facts.projectFile === null &&
+    facts.requirementFiles.length === 0 &&
+    paths.includes("package.json")
+  ) {
+    const node = await inferNodeEnvironment({ ...options, paths });
+    return node.ok ? { ...node, facts: null } : node;
+  }
   if (facts.projectFile === null && facts.requirementFiles.length === 0)
     return {
       ok: false,
@@ -128,18 +143,19 @@ export async function inferEnvironment(options: InferOptions): Promise<InferredE
     ...facts.testGroups.map((group) => `group "${group}"`),
     ...facts.requirementFiles,
   ].filter((part) => part !== null);
+  const spec: PythonEnvironmentSpec = {
+    python: choice.version,
+    pins,
+    preInstall: [],
+    install: facts.projectFile === null ? "true" : "pip install -e . --no-deps",
+    testCommand: "pytest -rA",
+    env: { UV_EXCLUDE_NEWER: options.date },
+    logParser: "pytest",
+  };
   return {
     ok: true,
     facts,
-    spec: {
-      python: choice.version,
-      pins,
-      preInstall: [],
-      install: facts.projectFile === null ? "true" : "pip install -e . --no-deps",
-      testCommand: "pytest -rA",
-      env: { UV_EXCLUDE_NEWER: options.date },
-      logParser: "pytest",
-    },
+    spec,
     notes: [
       `Python ${choice.reason}`,
       `pins: ${sources.join(", ")} and pytest, resolved by uv as of ${options.date}`,

@@ -35,7 +35,7 @@ export interface MinedChange {
 
 /** A change that can become a task: the change split into hidden tests and the reference fix. */
 export interface Candidate extends MinedChange {
-  /** The change to test files, minus deleted test files (which pytest could not be given). */
+  /** The change to test files, minus deleted test files (which no runner could be given). */
   readonly testPatch: string;
   /** Everything else, deleted test files included. */
   readonly goldPatch: string;
@@ -75,17 +75,22 @@ export interface MiningResult {
   readonly skipped: SkippedChange[];
 }
 
-/** A file of the tests: under a tests/testing folder, or a test module or conftest.py anywhere. */
+/**
+ * A file of the tests: under a tests/testing folder (or JavaScript's __tests__), a Python test
+ * module or conftest.py anywhere, or a JavaScript/TypeScript `*.test.*` or `*.spec.*` file
+ * anywhere (jest's, vitest's and mocha's default patterns).
+ */
 export function isTestPath(file: string): boolean {
   return (
-    /(^|\/)(tests?|testing)\//.test(file) ||
-    /(^|\/)(test_[^/]*\.py|[^/]*_test\.py|conftest\.py)$/.test(file)
+    /(^|\/)(tests?|testing|__tests__)\//.test(file) ||
+    /(^|\/)(test_[^/]*\.py|[^/]*_test\.py|conftest\.py)$/.test(file) ||
+    /\.(test|spec)\.(js|jsx|ts|tsx|mjs|cjs|mts|cts)$/.test(file)
   );
 }
 
 /** Extensions of code a fix changes; other files (docs, changelog, CI) ride along in the gold patch but do not make a change a fix. */
 const SOURCE_EXTENSIONS =
-  /\.(py|pyi|pyx|pxd|pxi|c|h|cc|cpp|cxx|hpp|rs|f|f90|js|ts|jinja|jinja2|j2|html|sql)$/;
+  /\.(py|pyi|pyx|pxd|pxi|c|h|cc|cpp|cxx|hpp|rs|f|f90|js|jsx|mjs|cjs|ts|tsx|mts|cts|vue|svelte|jinja|jinja2|j2|html|sql)$/;
 
 /** A source file: code outside the tests, docs and examples. */
 export function isSourcePath(file: string): boolean {
@@ -154,7 +159,8 @@ export async function mineChanges(options: MiningOptions): Promise<MiningResult>
     const skip = (category: SkipCategory, reason: string): void => {
       skipped.push({ id, commit: entry.commit, kind, subject, category, reason });
     };
-    // Deleted test files cannot be handed to pytest, so they travel with the gold patch.
+    // Deleted test files cannot be handed to pytest or a JS runner, so they travel with the gold
+    // patch (the fix deletes them).
     const runnableTests = testFiles.filter((change) => change.status !== "D").map((c) => c.path);
     if (runnableTests.length === 0) {
       skip(

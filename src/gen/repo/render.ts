@@ -1,12 +1,6 @@
 import { chmod, mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type {
-  PythonEnvironmentSpec,
-  Oracle,
-  Task,
-  TaskInfo,
-  TaskMetadata,
-} from "../../core/index.js";
+import type { EnvironmentSpec, Oracle, Task, TaskInfo, TaskMetadata } from "../../core/index.js";
 import { CHECK_SH } from "../../datasets/index.js";
 import { renderPrompt, setupScriptOf, suiteLayout } from "../../suite/index.js";
 import { renderRepoSetupScript } from "./base-repo.js";
@@ -19,7 +13,7 @@ export interface RepoTaskDraft {
   readonly repo: string;
   readonly issue: string;
   readonly metadata: TaskMetadata;
-  readonly environment: PythonEnvironmentSpec;
+  readonly environment: EnvironmentSpec;
   readonly failToPass: readonly string[];
   readonly passToPass: readonly string[];
 }

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import path from "node:path";
 import {
   errorMessage,
-  type PythonEnvironmentSpec,
+  type EnvironmentSpec,
   type Reporter,
   type RepoTaskProof,
 } from "../../core/index.js";
@@ -171,7 +171,7 @@ export async function validateCandidates(
       reused: reuse,
     };
     const started = performance.now();
-    let environment: PythonEnvironmentSpec;
+    let environment: EnvironmentSpec;
     let notes: readonly string[];
     if (reuse && !earlier.kept) {
       timings.push(timing);
@@ -222,7 +222,9 @@ export async function validateCandidates(
       kind: candidate.kind,
       date: candidate.date.slice(0, 10),
       textSource: issue.source,
-      python: environment.python,
+      ...(environment.kind === "node"
+        ? { node: environment.node, runner: environment.runner }
+        : { python: environment.python }),
       scope: profile.scope,
       description: profile.description,
       difficulty: profile.difficulty,

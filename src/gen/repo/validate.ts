@@ -287,7 +287,8 @@ export function testRunError(log: string): string | null {
  * The statuses of tests in the files that were run. The log parser also reads lines that only
  * look like results: captured log records ("ERROR    app:app.py:961 ...", with line numbers
  * that move with the fix) and the output of test sessions a test runs itself (pytest's own
- * tests). Those are no tests of the task's, and would make it look flaky or broken.
+ * tests). Those are no tests of the task's, and would make it look flaky or broken. pytest's
+ * ids are `file::test`, the JS runners' `file > describe > test`.
  */
 export function ownTests(
   statuses: Readonly<Record<string, TestStatus>>,
@@ -295,7 +296,9 @@ export function ownTests(
 ): Record<string, TestStatus> {
   return Object.fromEntries(
     Object.entries(statuses).filter(([id]) =>
-      files.some((file) => id === file || id.startsWith(`${file}::`)),
+      files.some(
+        (file) => id === file || id.startsWith(`${file}::`) || id.startsWith(`${file} > `),
+      ),
     ),
   );
 }
@@ -307,7 +310,27 @@ export function installFailure(log: string): string | null {
   const start = log.lastIndexOf("\n+ ", marker);
   const output = log.slice(start < 0 ? 0 : start, marker);
   const command = /^\n?\+ (.*)$/m.exec(output)?.[1] ?? "the install";
-  return `install failed: \`${command}\` failed: ${summarizeUvFailure(output)}`;
+  const why = /^(npm|pnpm|yarn) /.test(command)
+    ? summarizeNodeInstallFailure(output)
+    : summarizeUvFailure(output);
+  return `install failed: \`${command}\` failed: ${why}`;
+}
+
+/**
+ * The line of a JS package manager's failed install that names the cause: npm's first
+ * `npm error`/`npm ERR!` line after its code, pnpm's `ERR_PNPM_*`, yarn's `error`, or a Node
+ * error; else the last line. (Node's own last line, "Node.js v20.11.1", names nothing.)
+ */
+export function summarizeNodeInstallFailure(output: string): string {
+  const lines = output
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "" && !line.startsWith("+ ") && !/^Node\.js v\d/.test(line));
+  const named =
+    lines.find((line) => /^npm (error|ERR!) (?!code |errno |A complete log)/.test(line)) ??
+    lines.find((line) => /ERR_PNPM_|^error |^YN\d{4}: .*(error|fail)/i.test(line)) ??
+    lines.find((line) => /^\w*Error:/.test(line));
+  return (named ?? lines.at(-1) ?? "no output").replace(/^npm (error|ERR!) /, "");
 }
 
 function grade(
