@@ -14,7 +14,14 @@ import { rejudgeGrade } from "../../src/grader/index.js";
 import { detectTestTampering } from "../../src/grader/tamper.js";
 import { loadOracle, loadSuite, loadTask, suiteLayout } from "../../src/suite/index.js";
 import { writeFixtureSuite } from "../helpers/fixture-suite.js";
-import { mochaLockfile, mochaTask } from "../helpers/js-fixture-tasks.js";
+import {
+  jestLockfile,
+  jestTask,
+  mochaLockfile,
+  mochaTask,
+  vitestLockfile,
+  vitestTask,
+} from "../helpers/js-fixture-tasks.js";
 import { outsideTmpRoot, repoRoot } from "../helpers/temp.js";
 import { hasBwrap } from "../sandbox/helpers.js";
 import { gradedPatch, gradeFixtureChange, HOSTILE_DIR, makeLab } from "./helpers.js";
@@ -100,3 +107,55 @@ describe.runIf(hasBwrap())("a forger that rewrites mocha's results at exit", () 
     }
   }, 600_000);
 });
+
+describe.runIf(hasBwrap())(
+  "forgers that configure the runner (a jest setup file, a vitest plugin)",
+  () => {
+    const forgers = [
+      {
+        mode: "jest-setup",
+        task: async () => jestTask("adder", await jestLockfile()),
+        finding: "jest.config.js: changes jest's configuration",
+      },
+      {
+        mode: "vitest-plugin",
+        task: async () => vitestTask("adder", await vitestLockfile()),
+        finding: "vitest.config.ts: changes vitest's configuration",
+      },
+    ];
+    for (const { mode, task: fixture, finding } of forgers) {
+      it(`${mode}: makes the failing test pass, and is named by the tamper scan and the canaries`, async () => {
+        const root = mkdtempSync(path.join(outsideTmpRoot, `forge-${mode}-`));
+        try {
+          const evalsDir = path.join(root, "evals");
+          writeFixtureSuite(evalsDir, "js", [await fixture()]);
+          const task = await loadTask(await loadSuite("js", { evalsDir, cwd: root }), "adder");
+          const oracle = await loadOracle(task);
+          const tree = path.join(root, "work");
+          execFileSync("bash", [path.join(task.dir, "setup.sh"), tree]);
+          execFileSync("bash", [path.join(HOSTILE_DIR, "forge-js.sh"), mode], { cwd: tree });
+          const grade = await gradeFixtureChange(
+            task,
+            oracle,
+            { workTree: tree },
+            {
+              canaries: true,
+              root,
+              name: "grade",
+            },
+          );
+          const seen = JSON.stringify(grade);
+          // The forgery works: the hidden test that fails without the fix passed.
+          expect(Object.values(grade.failToPass), seen).toEqual([true]);
+          expect(grade.resolved).toBe(false);
+          expect(grade.tampering, seen).toContain(finding);
+          expect(grade.tampering, seen).toContainEqual(
+            expect.stringMatching(/^canaries: a test that must fail was reported as passing/),
+          );
+        } finally {
+          rmSync(root, { recursive: true, force: true });
+        }
+      }, 600_000);
+    }
+  },
+);
