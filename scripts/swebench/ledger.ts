@@ -14,7 +14,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { parseArgs } from "node:util";
+import { parseArgs, type ParseArgsConfig } from "node:util";
 import { isLabError } from "../../src/core/index.js";
 import { LEDGER_DIR } from "../../src/datasets/index.js";
 import {
@@ -33,34 +33,47 @@ const USAGE = `usage: npm run ledger -- --suite-dir DIR --dataset FILE --out FIL
        npm run ledger -- --readme FILE [--ledger-dir DIR]
 `;
 
-const { values } = parseArgs({
-  options: {
-    "suite-dir": { type: "string" },
-    dataset: { type: "string" },
-    out: { type: "string" },
-    "runs-dir": { type: "string", default: "runs" },
-    gold: { type: "string" },
-    noop: { type: "string" },
-    "gold-predictions": { type: "string" },
-    family: { type: "string", multiple: true, default: [] },
-    instances: { type: "string" },
-    "instances-file": { type: "string" },
-    "lab-commit": { type: "string" },
-    "start-facts": { type: "string" },
-    started: { type: "string" },
-    cores: { type: "string" },
-    "load-average": { type: "string" },
-    readme: { type: "string" },
-    "carry-from": { type: "string" },
-    "carry-dataset": { type: "string" },
-    "ledger-dir": { type: "string", default: LEDGER_DIR },
-  },
-});
+const OPTIONS = {
+  "suite-dir": { type: "string" },
+  dataset: { type: "string" },
+  out: { type: "string" },
+  "runs-dir": { type: "string", default: "runs" },
+  gold: { type: "string" },
+  noop: { type: "string" },
+  "gold-predictions": { type: "string" },
+  family: { type: "string", multiple: true, default: [] as string[] },
+  instances: { type: "string" },
+  "instances-file": { type: "string" },
+  "lab-commit": { type: "string" },
+  "start-facts": { type: "string" },
+  started: { type: "string" },
+  cores: { type: "string" },
+  "load-average": { type: "string" },
+  readme: { type: "string" },
+  "carry-from": { type: "string" },
+  "carry-dataset": { type: "string" },
+  "ledger-dir": { type: "string", default: LEDGER_DIR },
+  help: { type: "boolean", short: "h" },
+} satisfies ParseArgsConfig["options"];
 
 function fail(message: string): never {
   process.stderr.write(`ledger: ${message}\n${USAGE}`);
   process.exit(2);
 }
+
+const parsed = (() => {
+  try {
+    return parseArgs({ options: OPTIONS });
+  } catch (error) {
+    // An unknown or malformed option: one line and the usage, not a stack trace.
+    return fail(error instanceof Error ? error.message : String(error));
+  }
+})();
+if (parsed.values.help === true) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+const { values } = parsed;
 
 /** NAME=RUN:VERDICTS -> its parts. */
 function parseFamily(spec: string): { name: string; runId: string; verdictsFile: string } {
@@ -148,7 +161,10 @@ async function writeReadme(readme: string): Promise<void> {
     { title: "Lite", records: await readLedgerFile(path.join(dir, "lite.jsonl")) },
     { title: "Verified", records: await readLedgerFile(path.join(dir, "verified.jsonl")) },
   ].filter((entry) => entry.records.length > 0);
-  const text = existsSync(readme) ? readFileSync(readme, "utf8") : "";
+  // A mistyped path would otherwise leave a stray file holding only the section.
+  if (!existsSync(readme))
+    fail(`no README at ${readme}: give the tier's, evals/swebench/README.md`);
+  const text = readFileSync(readme, "utf8");
   writeFileSync(readme, replaceLedgerSection(text, renderLedgerSection(datasets)));
   process.stdout.write(`ledger: wrote the ledger section of ${readme} from ${dir}\n`);
 }

@@ -1,5 +1,5 @@
-import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -404,5 +404,32 @@ describe("npm run ledger: a slice into the ledger", () => {
     expect(text).toContain(
       "| Lite | sweagent-gpt4 | 2 | 1 (50.0%) | 1 / 2 | `pytest-dev__pytest-5103` (here unresolved, officially resolved) |",
     );
+  }, 60_000);
+
+  it("says how it is used for --help, and refuses an unknown option or a README that is not there, writing nothing", () => {
+    const dir = path.join(root, "usage");
+    mkdirSync(dir, { recursive: true });
+    const ledger = (...args: string[]) =>
+      spawnSync(
+        process.execPath,
+        [
+          path.join(repoRoot, "node_modules", "tsx", "dist", "cli.mjs"),
+          path.join(repoRoot, "scripts", "swebench", "ledger.ts"),
+          ...args,
+        ],
+        { encoding: "utf8", cwd: dir },
+      );
+    const help = ledger("--help");
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^usage: npm run ledger -- --suite-dir DIR/);
+    const unknown = ledger("--bogus");
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toMatch(/^ledger: Unknown option '--bogus'\nusage: /);
+    expect(unknown.stderr).not.toContain("    at ");
+    const missing = path.join(dir, "README.md");
+    const typo = ledger("--readme", missing);
+    expect(typo.status).toBe(2);
+    expect(typo.stderr).toContain(`ledger: no README at ${missing}`);
+    expect(existsSync(missing)).toBe(false);
   }, 60_000);
 });
