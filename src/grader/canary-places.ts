@@ -53,7 +53,8 @@ export interface Placement<T extends PlacedTest<unknown>> {
   gap(model: T): string[];
 }
 
-function pick<T>(random: Random, items: readonly T[]): T {
+/** One of `items`, drawn with `random`. */
+export function pick<T>(random: Random, items: readonly T[]): T {
   return items[Math.floor(random() * items.length)] as T;
 }
 

@@ -14,6 +14,7 @@
  */
 import { readModelModule, type ModelModule, type ModelTest } from "./canary-model.js";
 import {
+  pick,
   placeCanaries,
   type CanaryFunction,
   type CanaryRequest,
@@ -44,10 +45,6 @@ export function seededRandom(seed: number): Random {
 /** An integer in [low, high]. */
 export function randomInt(random: Random, low: number, high: number): number {
   return low + Math.floor(random() * (high - low + 1));
-}
-
-function pick<T>(random: Random, items: readonly T[]): T {
-  return items[Math.floor(random() * items.length)] as T;
 }
 
 /** Tests a canary can be made from: ones whose outcome a copy shares (no expected failure). */

@@ -20,6 +20,7 @@
  * with none of these takes no canaries.
  */
 import {
+  pick,
   placeCanaries,
   type CanaryFunction,
   type CanaryRequest,
@@ -430,10 +431,6 @@ function valueNames(body: string, names: readonly string[]): string[] {
         body,
       ) || new RegExp(`\\bnew\\s+${name.replace(/\$/g, "\\$")}\\b`).test(body),
   );
-}
-
-function pick<T>(random: Random, items: readonly T[]): T {
-  return items[Math.floor(random() * items.length)] as T;
 }
 
 /** An assertion about `values` that cannot hold, over `count` lines. */
