@@ -19,7 +19,7 @@ export const repoGenOptions = {
     type: "string",
     value: "PATH|URL",
     description:
-      "Mine the suite from this repository's merged changes (a local repository, bare or not, or a URL); with GITHUB_TOKEN set, issue texts come from GitHub",
+      "Mine the suite from this repository's merged changes (a local repository, bare or not, or a URL): a Python project, or a JavaScript/TypeScript one (package.json at its root, run on the Node of each change's day with its lockfile and test runner); with GITHUB_TOKEN set, issue texts come from GitHub",
   },
   branch: {
     type: "string",
@@ -35,7 +35,7 @@ export const repoGenOptions = {
     type: "string",
     value: "X.Y",
     description:
-      "--from-repo: Python for every task (default: inferred from requires-python, classifiers and the commit's date)",
+      "--from-repo: Python for every task of a Python project (default: inferred from requires-python, classifiers and the commit's date)",
   },
   sample: {
     type: "string",
