@@ -542,7 +542,7 @@ function canaryTitle(
     } else title = `${inner} ${word}`;
     if (attempt >= 30) title = `${title} ${String(attempt)}`;
     const written = template ? `\`${title}\`` : title;
-    if (written !== model.title && !taken.has(written)) {
+    if (written !== model.title && ![...taken].some((other) => overlap(written, other))) {
       taken.add(written);
       return written;
     }
@@ -684,6 +684,16 @@ export function insertJsCanaries(
   const canaries = placed.canaries;
   if (trailing !== undefined) out.push("");
   return { text: out.join("\n"), canaries };
+}
+
+/**
+ * Whether two titles (a string's value or a template's source) can give one id: equal, or a
+ * template whose pattern takes the other's text (a template's own text, `${...}` and all, stands
+ * for its ids). A canary's title overlapping a test's would take that test's results for its own.
+ */
+function overlap(one: string, other: string): boolean {
+  const text = (title: string): string => (title.startsWith("`") ? title.slice(1, -1) : title);
+  return one === other || matchesTemplate(one, text(other)) || matchesTemplate(other, text(one));
 }
 
 /** Whether a template-literal title (its source) can produce `title`. */
