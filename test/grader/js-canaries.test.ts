@@ -142,11 +142,7 @@ describe("JavaScript canaries", () => {
         }
         // No canary's title can take another test's ids (a template's pattern the other's text).
         const raw = (title: string): string => title.replace(/^`|`$/g, "");
-        const written = [...text.matchAll(/^\s*(?:it|test)\(\s*("[^"]*"|'[^']*'|`[^`]*`)/gm)];
-        const all = [
-          ...written.map((match) => (match[1] as string).replace(/^["']|["']$/g, "")),
-          ...canaries.map((canary) => canary.name),
-        ];
+        const all = [...titles(text), ...canaries.map((canary) => canary.name)];
         for (const canary of canaries)
           for (const other of all.filter((title) => title !== canary.name))
             expect(
