@@ -2,8 +2,9 @@
  * The canaries on real SWE-bench tasks (opt-in: set LAB_MIRRORS). Gold is never flagged on any
  * kept task of the suite, and the forgers are caught. The suite is LAB_TEST_SWEBENCH_EVALS_DIR's
  * `swebench` suite when set (e.g. the full tier), else three instances generated here from
- * LAB_TEST_SWEBENCH_DATASET (a rows file, as `lab gen --dataset` takes) or Hugging Face. Every forger
- * of forge.sh and forge-tells.sh runs on one task of each repository pytest runs.
+ * LAB_TEST_SWEBENCH_DATASET (a rows file, as `lab gen --dataset` takes) or Hugging Face: those of
+ * LAB_TEST_SWEBENCH_INSTANCES (comma-separated ids) when set, else requests', flask's and SymPy's.
+ * Every forger of forge.sh and forge-tells.sh runs on one task of each repository pytest runs.
  */
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -16,7 +17,13 @@ import { hasBwrap } from "../sandbox/helpers.js";
 import { HOSTILE_DIR } from "./helpers.js";
 
 const mirrors = process.env.LAB_MIRRORS;
-const INSTANCES = ["psf__requests-1963", "pallets__flask-4045", "sympy__sympy-24152"];
+const INSTANCES = (
+  process.env.LAB_TEST_SWEBENCH_INSTANCES ??
+  "psf__requests-1963,pallets__flask-4045,sympy__sympy-24152"
+)
+  .split(",")
+  .map((id) => id.trim())
+  .filter((id) => id !== "");
 /** Repositories whose tests pytest does not run: the pytest forgers have nothing to rewrite. */
 const NOT_PYTEST = /^(sympy__sympy|django__django)-/;
 /** forge-tells.sh's forgers that tell canaries apart by one property, and those that rewire pytest. */
