@@ -109,11 +109,16 @@ describe.runIf(hasBwrap())("a forger that rewrites mocha's results at exit", () 
 });
 
 describe.runIf(hasBwrap())(
-  "forgers that configure the runner (a jest setup file, a vitest plugin)",
+  "forgers that configure the runner (a jest setup file, a jest reporter, a vitest plugin)",
   () => {
     const forgers = [
       {
         mode: "jest-setup",
+        task: async () => jestTask("adder", await jestLockfile()),
+        finding: "jest.config.js: changes jest's configuration",
+      },
+      {
+        mode: "jest-reporter",
         task: async () => jestTask("adder", await jestLockfile()),
         finding: "jest.config.js: changes jest's configuration",
       },
