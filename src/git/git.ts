@@ -138,3 +138,17 @@ export async function findMissingObjects(
   }
   return missing.map((oid) => ({ oid, path: paths.get(oid) ?? null }));
 }
+
+/** What findMissingObjects found for a task's base commit, in words naming up to three files of its tree. */
+export function describeMissingObjects(
+  repo: string,
+  commit: string,
+  missing: readonly { oid: string; path: string | null }[],
+): string {
+  const files = missing.flatMap((entry) => (entry.path === null ? [] : [entry.path]));
+  return `lab's copy of ${repo} lacks ${String(missing.length)} object(s) the base commit ${commit.slice(0, 10)} needs${files.length > 0 ? `, among them ${files.slice(0, 3).join(", ")} of its own tree` : " in its history"}: the copy it was cloned from is incomplete.`;
+}
+
+/** The advice that goes with describeMissingObjects. */
+export const MISSING_OBJECTS_HINT =
+  "Clone it again from a complete repository (a snapshot made without large files lacks them), then `lab cache clear`.";

@@ -2,7 +2,14 @@ import { existsSync } from "node:fs";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { LabError } from "../../core/index.js";
-import { fetchCommitWithTags, findMissingObjects, git, tryGit } from "../../git/index.js";
+import {
+  describeMissingObjects,
+  fetchCommitWithTags,
+  findMissingObjects,
+  git,
+  MISSING_OBJECTS_HINT,
+  tryGit,
+} from "../../git/index.js";
 import { withLock } from "../../store/index.js";
 
 /** Where repositories come from and where lab keeps its copies. */
@@ -135,15 +142,10 @@ export async function ensureBaseRepo(
     } catch (error) {
       const missing = await findMissingObjects(mirror, baseCommit, source.signal).catch(() => []);
       if (missing.length === 0) throw error;
-      const files = missing.flatMap((entry) => (entry.path === null ? [] : [entry.path]));
-      throw new LabError(
-        "GIT_FAILED",
-        `lab's copy of ${repo} lacks ${String(missing.length)} object(s) the base commit ${baseCommit.slice(0, 10)} needs${files.length > 0 ? `, among them ${files.slice(0, 3).join(", ")} of its own tree` : " in its history"}: the copy it was cloned from is incomplete.`,
-        {
-          hint: "Clone it again from a complete repository (a snapshot made without large files lacks them), then `lab cache clear`.",
-          cause: error,
-        },
-      );
+      throw new LabError("GIT_FAILED", describeMissingObjects(repo, baseCommit, missing), {
+        hint: MISSING_OBJECTS_HINT,
+        cause: error,
+      });
     }
     await git(["symbolic-ref", "HEAD", "refs/heads/main"], { cwd: staging });
     await addSubmodules(source, repo, staging, baseCommit);

@@ -7,6 +7,7 @@ import {
   type RepoTaskProof,
 } from "../../core/index.js";
 import type { EnvironmentOptions } from "../../environment/index.js";
+import { describeMissingObjects, findMissingObjects } from "../../git/index.js";
 import { writeJsonAtomic } from "../../store/index.js";
 import { readProofFile, suiteLayout } from "../../suite/index.js";
 import { writeProofFile } from "../prove.js";
@@ -217,7 +218,21 @@ export async function validateCandidates(
       notes = inferred.notes;
     }
     const renderStart = performance.now();
-    await addTaskBase(plan.source, cacheDir, id, candidate.base, plan.signal);
+    try {
+      await addTaskBase(plan.source, cacheDir, id, candidate.base, plan.signal);
+    } catch (error) {
+      // A copy of the repository made without its large files lacks some commits' blobs: those
+      // candidates cannot be set up, the others can. Not stored, so a complete copy retries it.
+      const missing = plan.signal.aborted
+        ? []
+        : await findMissingObjects(plan.source, candidate.base, plan.signal).catch(() => []);
+      if (missing.length === 0) throw error;
+      timings.push(timing);
+      return drop(
+        "incomplete_repository",
+        describeMissingObjects(plan.repo, candidate.base, missing),
+      );
+    }
     const metadata = {
       kind: candidate.kind,
       date: candidate.date.slice(0, 10),

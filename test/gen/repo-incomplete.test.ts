@@ -1,0 +1,109 @@
+/**
+ * `lab gen --from-repo` on a copy of a repository that lacks some blobs (a snapshot made without
+ * its large files): the candidates whose base commit needs a missing blob are dropped with a
+ * reason naming the file, and the others are proven as usual.
+ */
+import { readFileSync, rmSync } from "node:fs";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { FIXTURE_NODE } from "../helpers/js-fixture-tasks.js";
+import { runLab, type CliResult } from "../helpers/lab.js";
+import { PrHistory } from "../helpers/pr-history.js";
+import { tempDir } from "../helpers/temp.js";
+
+const root = tempDir();
+const repoDir = path.join(root, "repos", "calc");
+const evalsDir = path.join(root, "evals");
+const suiteDir = path.join(evalsDir, "calc");
+
+const manifest = `${JSON.stringify(
+  { name: "calc", version: "1.0.0", private: true, scripts: { test: "node --test" } },
+  null,
+  2,
+)}\n`;
+const lockfile = `${JSON.stringify(
+  {
+    name: "calc",
+    version: "1.0.0",
+    lockfileVersion: 3,
+    requires: true,
+    packages: { "": { name: "calc", version: "1.0.0" } },
+  },
+  null,
+  2,
+)}\n`;
+const test = (body: string): string =>
+  `const { test } = require("node:test");\nconst assert = require("node:assert");\n${body}`;
+
+let history: PrHistory;
+let gen: CliResult;
+let missingBlob = "";
+
+beforeAll(async () => {
+  const h = new PrHistory(repoDir);
+  h.direct("root", "calc 0.1", {
+    "package.json": manifest,
+    "package-lock.json": lockfile,
+    ".nvmrc": `${FIXTURE_NODE}\n`,
+    "src/math.js": "exports.add = (a, b) => a - b;\n",
+    "test/add.test.js": test(""),
+  });
+  h.squash("add", 1, "Fix add subtracting", {
+    "src/math.js": "exports.add = (a, b) => a + b;\n",
+    "test/add.test.js": test(
+      'test("add", () => assert.strictEqual(require("../src/math").add(2, 3), 5));\n',
+    ),
+  });
+  h.direct("data", "Add the sample data", { "data/sample.csv": "a,b\n1,2\n" });
+  h.squash("mul", 3, "Add mul", {
+    "src/math.js": "exports.add = (a, b) => a + b;\nexports.mul = (a, b) => a * b;\n",
+    "test/mul.test.js": test(
+      'test("mul", () => assert.strictEqual(require("../src/math").mul(2, 3), 6));\n',
+    ),
+  });
+  history = h;
+  // The copy lost the data file's blob, as a snapshot that leaves large files out does.
+  missingBlob = h.git("rev-parse", `${h.commits.data ?? ""}:data/sample.csv`);
+  rmSync(path.join(repoDir, ".git", "objects", missingBlob.slice(0, 2), missingBlob.slice(2)));
+  gen = await runLab(
+    [
+      "gen",
+      "--suite",
+      "calc",
+      "--from-repo",
+      repoDir,
+      "--proof-runs",
+      "1",
+      "--evals-dir",
+      evalsDir,
+      "--runs-dir",
+      path.join(root, "runs"),
+      "--display",
+      "plain",
+    ],
+    { cwd: root },
+  );
+}, 600_000);
+
+describe("a mined repository that lacks a blob", () => {
+  it("drops the candidate whose base needs it, naming the file, and keeps the one before it", () => {
+    expect(gen.code, gen.stderr).toBe(0);
+    const dropped = JSON.parse(readFileSync(path.join(suiteDir, "dropped.json"), "utf8")) as {
+      dropped: { id: string; category: string; reason: string }[];
+    };
+    const base = history.git("rev-parse", `${history.commits.mul ?? ""}~1`);
+    expect(dropped.dropped).toContainEqual({
+      id: "calc-3",
+      commit: history.commits.mul,
+      subject: expect.any(String) as string,
+      category: "incomplete_repository",
+      reason: `lab's copy of calc lacks 1 object(s) the base commit ${base.slice(0, 10)} needs, among them data/sample.csv of its own tree: the copy it was cloned from is incomplete.`,
+    });
+    const tasks = (
+      JSON.parse(readFileSync(path.join(suiteDir, "dropped.json"), "utf8")) as {
+        kept: { id: string }[];
+      }
+    ).kept.map((task) => task.id);
+    expect(tasks).toEqual(["calc-1"]);
+  });
+});
