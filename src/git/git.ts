@@ -1,3 +1,5 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
 import { LabError } from "../core/index.js";
 import { runCommand, type ExecResult } from "../process/index.js";
 
@@ -89,6 +91,8 @@ export async function fetchCommitWithTags(
       "fetch",
       "--quiet",
       "--no-tags",
+      // From a shallow source (fetchCommitCuttingMissing's view) the target takes its boundary.
+      "--update-shallow",
       source,
       `+${commit}:${ref}`,
     ],
@@ -98,7 +102,7 @@ export async function fetchCommitWithTags(
     .split("\n")
     .filter((tag) => tag !== "");
   if (tags.length === 0) return;
-  await git(["fetch", "--quiet", "--no-tags", "--stdin", source], {
+  await git(["fetch", "--quiet", "--no-tags", "--update-shallow", "--stdin", source], {
     cwd: target,
     input: tags.map((tag) => `+refs/tags/${tag}:refs/tags/${tag}\n`).join(""),
     timeoutMs,
@@ -137,6 +141,88 @@ export async function findMissingObjects(
     if (oid !== undefined && file !== undefined && wanted.has(oid)) paths.set(oid, file);
   }
   return missing.map((oid) => ({ oid, path: paths.get(oid) ?? null }));
+}
+
+/**
+ * fetchCommitWithTags from a copy of a repository that may lack objects (a snapshot made without
+ * its large files). When the commit's own tree is whole and only its older history lacks them,
+ * the history is cut at the commits that deleted them: the fetch is made from a shallow view of
+ * `source` whose boundary is those commits, so `target` becomes a shallow repository holding the
+ * commit and its history since then, and the tags on that history. Returns the commits the
+ * history was cut at (none when the copy was whole). A commit whose tree lacks an object, or a
+ * history the cut does not make whole, fails with describeMissingObjects' words.
+ */
+export async function fetchCommitCuttingMissing(
+  target: string,
+  source: string,
+  commit: string,
+  ref: string,
+  repo: string,
+  signal?: AbortSignal,
+): Promise<string[]> {
+  try {
+    await fetchCommitWithTags(target, source, commit, ref, signal);
+    return [];
+  } catch (error) {
+    if (signal?.aborted === true) throw error;
+    const missing = await findMissingObjects(source, commit, signal).catch(() => []);
+    if (missing.length === 0) throw error;
+    const incomplete = new LabError("GIT_FAILED", describeMissingObjects(repo, commit, missing), {
+      hint: MISSING_OBJECTS_HINT,
+      cause: error,
+    });
+    if (missing.some((entry) => entry.path !== null)) throw incomplete;
+    const cut = new Set<string>();
+    for (const { oid } of missing) {
+      const deleting = await git(
+        ["log", "--format=%H", "--diff-filter=D", `--find-object=${oid}`, commit],
+        { cwd: source, timeoutMs: 600_000, signal },
+      );
+      for (const line of deleting.split("\n")) if (line !== "") cut.add(line);
+    }
+    if (cut.size === 0) throw incomplete;
+    const view = await mkdtemp(path.join(path.dirname(target), ".cut-"));
+    try {
+      const objects = path.resolve(
+        source,
+        (await git(["rev-parse", "--git-path", "objects"], { cwd: source })).trim(),
+      );
+      await git(["init", "--quiet", "--bare", view], { cwd: path.dirname(view) });
+      await writeFile(path.join(view, "objects", "info", "alternates"), `${objects}\n`);
+      await writeFile(path.join(view, "shallow"), `${[...cut].join("\n")}\n`);
+      // Tags on the history behind the cut cannot come: their commits are not in the view.
+      const behind = new Set<string>();
+      for (const at of cut) {
+        const parents = (await git(["rev-list", "--parents", "-n", "1", at], { cwd: source }))
+          .trim()
+          .split(" ")
+          .slice(1);
+        for (const parent of parents)
+          for (const tag of (await git(["tag", "--merged", parent], { cwd: source })).split("\n"))
+            if (tag !== "") behind.add(tag);
+      }
+      const refs = [`update ${ref} ${commit}`];
+      const tags = (await git(["tag", "--merged", commit], { cwd: source }))
+        .split("\n")
+        .filter((tag) => tag !== "" && !behind.has(tag));
+      for (const tag of tags) {
+        const oid = (await git(["rev-parse", `refs/tags/${tag}`], { cwd: source })).trim();
+        refs.push(`update refs/tags/${tag} ${oid}`);
+      }
+      await git(["update-ref", "--stdin"], { cwd: view, input: `${refs.join("\n")}\n` });
+      try {
+        await fetchCommitWithTags(target, view, commit, ref, signal);
+      } catch (cause) {
+        throw new LabError("GIT_FAILED", describeMissingObjects(repo, commit, missing), {
+          hint: MISSING_OBJECTS_HINT,
+          cause,
+        });
+      }
+      return [...cut];
+    } finally {
+      await rm(view, { recursive: true, force: true });
+    }
+  }
 }
 
 /** What findMissingObjects found for a task's base commit, in words naming up to three files of its tree. */

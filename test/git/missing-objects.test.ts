@@ -23,6 +23,19 @@ function damagedRepo(): { mirrors: string; repo: string; base: string; oid: stri
   return { mirrors, repo, base: git(repo, "rev-parse", "HEAD"), oid };
 }
 
+/** damagedRepo's history after big.dat was deleted: the blob is missing from older history only. */
+function damagedHistory(): { mirrors: string; repo: string; cut: string; base: string } {
+  const { mirrors, repo } = damagedRepo();
+  git(repo, "rm", "-q", "big.dat");
+  git(repo, "commit", "-qm", "three: big.dat goes");
+  const cut = git(repo, "rev-parse", "HEAD");
+  git(repo, "tag", "v3");
+  writeFileSync(path.join(repo, "b.txt"), "b\n");
+  git(repo, "add", "-A");
+  git(repo, "commit", "-qm", "four");
+  return { mirrors, repo, cut, base: git(repo, "rev-parse", "HEAD") };
+}
+
 describe("a repository copy that lacks objects", () => {
   it("is found out, naming the files of the commit's tree it lacks", async () => {
     const { repo, base, oid } = damagedRepo();
@@ -44,5 +57,32 @@ describe("a repository copy that lacks objects", () => {
       code: "GIT_FAILED",
       message: `lab's copy of acme/damaged lacks 1 object(s) the base commit ${base.slice(0, 10)} needs, among them big.dat of its own tree: the copy it was cloned from is incomplete.`,
     });
+  });
+
+  it("cuts a base repository's history at the commit that deleted what the copy lacks, when its own tree is whole", async () => {
+    const { mirrors, repo, cut, base } = damagedHistory();
+    git(repo, "tag", "v1", "HEAD~3");
+    const cacheDir = tempDir();
+    const messages: string[] = [];
+    const bare = await ensureBaseRepo(
+      {
+        cacheDir,
+        reposDir: path.join(cacheDir, "repos"),
+        mirrorsDir: mirrors,
+        onFetch: (message) => messages.push(message),
+      },
+      "acme/damaged",
+      "acme__damaged-2",
+      base,
+    );
+    expect(messages).toContainEqual(
+      `acme__damaged-2: lab's copy of acme/damaged lacks objects of older history only, so the task's history starts at ${cut.slice(0, 10)}, which deleted them`,
+    );
+    // A checkout as setup.sh makes it: the base, and history back to the cut, with its tags.
+    const tree = path.join(tempDir(), "work");
+    git(path.dirname(tree), "clone", "--quiet", bare, tree);
+    expect(git(tree, "log", "--format=%H").split("\n")).toEqual([base, cut]);
+    expect(git(tree, "tag", "--list")).toBe("v3");
+    expect(git(tree, "status", "--porcelain")).toBe("");
   });
 });

@@ -2,14 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { LabError } from "../../core/index.js";
-import {
-  describeMissingObjects,
-  fetchCommitWithTags,
-  findMissingObjects,
-  git,
-  MISSING_OBJECTS_HINT,
-  tryGit,
-} from "../../git/index.js";
+import { fetchCommitCuttingMissing, fetchCommitWithTags, git, tryGit } from "../../git/index.js";
 import { withLock } from "../../store/index.js";
 
 /** Where repositories come from and where lab keeps its copies. */
@@ -24,7 +17,10 @@ export interface RepoSource {
   /** A folder holding `<owner>/<name>` git repositories (bare or not), instead of GitHub. */
   readonly mirrorsDir?: string | undefined;
   readonly signal?: AbortSignal | undefined;
-  /** Told before a repository's history is fetched, which can take minutes: for progress. */
+  /**
+   * Told before a repository's history is fetched, which can take minutes (for progress), and
+   * when a base repository's history had to be cut where lab's copy lacks objects.
+   */
   readonly onFetch?: ((message: string) => void) | undefined;
 }
 
@@ -137,16 +133,18 @@ export async function ensureBaseRepo(
     const staging = `${target}.${String(process.pid)}.tmp`;
     await rm(staging, { recursive: true, force: true });
     await git(["init", "--quiet", "--bare", staging], { cwd: source.cacheDir });
-    try {
-      await fetchCommitWithTags(staging, mirror, baseCommit, "refs/heads/main", source.signal);
-    } catch (error) {
-      const missing = await findMissingObjects(mirror, baseCommit, source.signal).catch(() => []);
-      if (missing.length === 0) throw error;
-      throw new LabError("GIT_FAILED", describeMissingObjects(repo, baseCommit, missing), {
-        hint: MISSING_OBJECTS_HINT,
-        cause: error,
-      });
-    }
+    const cut = await fetchCommitCuttingMissing(
+      staging,
+      mirror,
+      baseCommit,
+      "refs/heads/main",
+      repo,
+      source.signal,
+    );
+    if (cut.length > 0)
+      source.onFetch?.(
+        `${instanceId}: lab's copy of ${repo} lacks objects of older history only, so the task's history starts at ${cut.map((commit) => commit.slice(0, 10)).join(", ")}, which deleted them`,
+      );
     await git(["symbolic-ref", "HEAD", "refs/heads/main"], { cwd: staging });
     await addSubmodules(source, repo, staging, baseCommit);
     await rm(target, { recursive: true, force: true });

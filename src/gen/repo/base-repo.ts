@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { LabError } from "../../core/index.js";
-import { fetchCommitWithTags, git, tryGit } from "../../git/index.js";
+import { fetchCommitCuttingMissing, git, tryGit } from "../../git/index.js";
 import { withLock } from "../../store/index.js";
 import { CACHE_FROM_TASK_DIR } from "../../suite/index.js";
 import { isGitRepository } from "./infer-env.js";
@@ -72,15 +72,17 @@ export async function resolveSource(
  * tags on its ancestors (version tools such as setuptools_scm read them). The repository holds
  * base commits and their ancestors only: fetching a commit by hash brings its ancestry and
  * nothing later, and setup.sh clones one branch through git's transport, which sends only what
- * that branch reaches.
+ * that branch reaches. Returns the commits the history was cut at when the mined copy lacks
+ * objects of older history only (see fetchCommitCuttingMissing; the repository is then shallow).
  */
 export async function addTaskBase(
   source: string,
+  repo: string,
   cacheDir: string,
   id: string,
   commit: string,
   signal?: AbortSignal,
-): Promise<string> {
+): Promise<string[]> {
   const target = suiteBaseRepo(cacheDir);
   return withLock(
     target,
@@ -91,9 +93,8 @@ export async function addTaskBase(
       }
       const ref = `refs/heads/${taskBranch(id)}`;
       const current = await tryGit(["rev-parse", "--verify", "--quiet", ref], { cwd: target });
-      if ((current.stdout ?? "").trim() === commit) return target;
-      await fetchCommitWithTags(target, source, commit, ref, signal);
-      return target;
+      if ((current.stdout ?? "").trim() === commit) return [];
+      return fetchCommitCuttingMissing(target, source, commit, ref, repo, signal);
     },
     { signal },
   );

@@ -219,7 +219,19 @@ export async function validateCandidates(
     }
     const renderStart = performance.now();
     try {
-      await addTaskBase(plan.source, cacheDir, id, candidate.base, plan.signal);
+      const cut = await addTaskBase(
+        plan.source,
+        plan.repo,
+        cacheDir,
+        id,
+        candidate.base,
+        plan.signal,
+      );
+      if (cut.length > 0)
+        notes = [
+          ...notes,
+          `history starts at ${cut.map((commit) => commit.slice(0, 10)).join(", ")}: lab's copy of the repository lacks objects of the history before (their deletion)`,
+        ];
     } catch (error) {
       // A copy of the repository made without its large files lacks some commits' blobs: those
       // candidates cannot be set up, the others can. Not stored, so a complete copy retries it.
