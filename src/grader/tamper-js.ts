@@ -1,6 +1,6 @@
 /**
  * The part of a JS task's tamper scan that reads files rather than the diff: package.json's
- * `jest` and `mocha` keys (runner configuration living among the project's metadata), and the
+ * `jest`, `mocha` and `babel` keys (runner configuration living among the project's metadata), and the
  * setup files they name. A diff's hunks do not show which key a changed line sits under, so the
  * keys are compared between the base commit and the applied checkout. See tamper.ts.
  */
@@ -9,13 +9,14 @@ import path from "node:path";
 import { listPatchFiles } from "../core/index.js";
 import { tryGit } from "../git/index.js";
 
-/** package.json keys that configure a runner. */
-const RUNNER_KEYS = ["jest", "mocha"] as const;
+/** package.json keys that configure a runner, or the transform jest runs test files through. */
+const RUNNER_KEYS = ["jest", "mocha", "babel"] as const;
 
 /** Settings of those keys that name files the runner loads before the tests. */
 const SETUP_SETTINGS: Readonly<Record<(typeof RUNNER_KEYS)[number], readonly string[]>> = {
   jest: ["setupFiles", "setupFilesAfterEnv", "globalSetup", "globalTeardown", "testEnvironment"],
   mocha: ["require", "file"],
+  babel: ["plugins", "presets"],
 };
 
 /**

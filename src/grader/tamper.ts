@@ -39,6 +39,14 @@ const JS_RUNNER_FILES: readonly { readonly pattern: RegExp; readonly what: strin
   { pattern: /(^|\/)vitest\.config\.[cm]?[jt]s$/, what: "vitest's configuration" },
   { pattern: /(^|\/)vitest\.workspace\.[cm]?[jt]s(on)?$/, what: "vitest's workspace" },
   { pattern: /(^|\/)\.mocharc(\.[a-z]+)?$/, what: "mocha's configuration" },
+  // vitest reads vite's configuration when it has none of its own: its plugins see test files.
+  { pattern: /(^|\/)vite\.config\.[cm]?[jt]s$/, what: "vite's configuration (vitest reads it)" },
+  // jest's default transform (babel-jest) runs the project's Babel plugins over the test files.
+  {
+    pattern: /(^|\/)(babel\.config\.[cm]?[jt]s(on)?|\.babelrc(\.[cm]?js(on)?)?)$/,
+    what: "Babel's configuration (jest's transform reads it)",
+  },
+  { pattern: /(^|\/)karma\.conf\.[cm]?[jt]s$/, what: "karma's configuration" },
 ];
 
 /**

@@ -195,6 +195,10 @@ describe("the tamper scan of a JS task", () => {
       "pkg/vitest.config.mts",
       "vitest.workspace.ts",
       ".mocharc.yml",
+      "vite.config.ts",
+      "babel.config.js",
+      "packages/core/.babelrc",
+      "karma.conf.js",
     ];
     const found = files.flatMap((file) =>
       detectTestTampering(change(file), "", { isJsTask: true }),
@@ -204,6 +208,10 @@ describe("the tamper scan of a JS task", () => {
       "pkg/vitest.config.mts: changes vitest's configuration",
       "vitest.workspace.ts: changes vitest's workspace",
       ".mocharc.yml: changes mocha's configuration",
+      "vite.config.ts: changes vite's configuration (vitest reads it)",
+      "babel.config.js: changes Babel's configuration (jest's transform reads it)",
+      "packages/core/.babelrc: changes Babel's configuration (jest's transform reads it)",
+      "karma.conf.js: changes karma's configuration",
     ]);
   });
 

@@ -109,7 +109,7 @@ describe.runIf(hasBwrap())("a forger that rewrites mocha's results at exit", () 
 });
 
 describe.runIf(hasBwrap())(
-  "forgers that configure the runner (a jest setup file, a jest reporter, a vitest plugin)",
+  "forgers that configure the runner (a jest setup file, a jest reporter, a Babel plugin, a vitest plugin)",
   () => {
     const forgers = [
       {
@@ -121,6 +121,11 @@ describe.runIf(hasBwrap())(
         mode: "jest-reporter",
         task: async () => jestTask("adder", await jestLockfile()),
         finding: "jest.config.js: changes jest's configuration",
+      },
+      {
+        mode: "babel-plugin",
+        task: async () => jestTask("adder", await jestLockfile()),
+        finding: "babel.config.js: adds Babel's configuration (jest's transform reads it)",
       },
       {
         mode: "vitest-plugin",
