@@ -288,3 +288,44 @@ function processesNamed(tag: string): number[] {
     .filter((line) => line.includes(tag) && !line.includes("ps -eo"))
     .map((line) => Number(line.trim().split(/\s+/)[0]));
 }
+
+/**
+ * The same searches for a JavaScript task (node:test projects as the fixture's tasks): its
+ * oracle sits where a Python task's does, and its history is made the same way.
+ */
+describe.each(HOSTILE_SANDBOXES)(
+  "hostile tools against the boundary, on a JS task (%s)",
+  (sandbox) => {
+    const lab = makeLab({ suite: "fixture-js", sandbox });
+
+    it("searching the filesystem and processes for the oracle finds nothing", async () => {
+      const result = await lab.run("search-oracle.sh", { tasks: ["alpha", "beta"] });
+      expect(result.summary).toMatchObject({ trials: 2, resolved: 0, infraErrors: 0 });
+      for (const trial of result.results) {
+        expect(toolReport(result.runDir, trial), trial.taskId).toEqual([]);
+        expect(trial.patchEmpty).toBe(true);
+      }
+    }, 240_000);
+
+    it.runIf(sandbox === "bwrap")(
+      "the same search without the sandbox finds the oracle and resolves the task (the control)",
+      async () => {
+        const result = await lab.run("search-oracle.sh", { runId: "search-none", sandbox: "none" });
+        const trial = result.results[0]!;
+        const own = path.join(lab.evalsDir, "fixture", "oracle", "alpha", "gold.patch");
+        expect(toolReport(result.runDir, trial)).toContain(`APPLIED ${own}`);
+        expect(trial.resolved).toBe(true);
+      },
+      240_000,
+    );
+
+    it("looking for the fix in git history finds one commit and no fix", async () => {
+      const result = await lab.run("git-history.sh");
+      const trial = result.results[0]!;
+      const report = toolReport(result.runDir, trial);
+      expect(report).toContain("commits: 1");
+      expect(report.filter((line) => line.startsWith("FOUND"))).toEqual([]);
+      expect(trial).toMatchObject({ resolved: false, patchEmpty: true });
+    }, 120_000);
+  },
+);

@@ -22,6 +22,7 @@ import { suiteLayout } from "../../src/suite/index.js";
 import { createDockerProvider } from "../../src/sandbox/index.js";
 import { createCommandTool } from "../../src/tools/index.js";
 import { addTask, writeFixtureSuite } from "../helpers/fixture-suite.js";
+import { nodeTestTask } from "../helpers/js-fixture-tasks.js";
 import { testEnvironment } from "../helpers/lab.js";
 import { outsideTmpRoot, repoRoot, sharedCacheDir } from "../helpers/temp.js";
 import { dockerEndToEndUnavailable, hasBwrap, testDockerSettings } from "../sandbox/helpers.js";
@@ -70,13 +71,19 @@ export interface Lab {
 /**
  * Makes the lab under the repository's .cache rather than /tmp: the sandbox replaces /tmp, and
  * a test whose oracle sits there would pass whatever the sandbox's rules were. Its suite is a
- * two-task fixture suite ("fixture"), or a copy of a built-in suite (starter, starter-js). Its runs use `sandbox`
- * (default bwrap) unless told otherwise; under docker, lab's image is built first if missing.
+ * two-task fixture suite named "fixture" (alpha and beta: Python packages, or with "fixture-js"
+ * node:test projects), or a copy of a built-in suite (starter, starter-js). Its runs use
+ * `sandbox` (default bwrap) unless told otherwise; under docker, lab's image is built first if
+ * missing.
  */
 export function makeLab(
-  options: { suite?: "fixture" | "starter" | "starter-js"; sandbox?: IsolatingSandbox } = {},
+  options: {
+    suite?: "fixture" | "fixture-js" | "starter" | "starter-js";
+    sandbox?: IsolatingSandbox;
+  } = {},
 ): Lab {
-  const suiteName = options.suite ?? "fixture";
+  const fixture = options.suite === undefined || options.suite.startsWith("fixture");
+  const suiteName = fixture ? "fixture" : (options.suite ?? "fixture");
   const sandbox = options.sandbox ?? "bwrap";
   if (sandbox === "docker") {
     beforeAll(
@@ -91,10 +98,12 @@ export function makeLab(
   const evalsDir = path.join(root, "evals");
   const runsDir = path.join(root, "runs");
   const scratchDir = path.join(root, "scratch");
-  if (suiteName !== "fixture")
+  if (!fixture)
     cpSync(path.join(repoRoot, "evals", suiteName), path.join(evalsDir, suiteName), {
       recursive: true,
     });
+  else if (options.suite === "fixture-js")
+    writeFixtureSuite(evalsDir, "fixture", [nodeTestTask("alpha"), nodeTestTask("beta")]);
   else writeFixtureSuite(evalsDir, "fixture", [addTask("alpha"), addTask("beta")]);
   return {
     root,
