@@ -106,6 +106,13 @@ export async function openNodeGrade(
       home: places.home,
       passEnv,
     }),
+    // Install scripts that fetch a browser (puppeteer's Chrome, playwright's, Cypress's binary)
+    // reach hosts other than the registry, which a grade need not reach; unit tests do not use
+    // them. A project whose tests need a browser names one of the machine's (CHROME_BIN).
+    PUPPETEER_SKIP_DOWNLOAD: "true",
+    PUPPETEER_SKIP_CHROMIUM_DOWNLOAD: "true",
+    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: "1",
+    CYPRESS_INSTALL_BINARY: "0",
     ...spec.env,
     HOME: places.home,
     TMPDIR: places.tmp,

@@ -18,20 +18,44 @@ import {
 import { testEnvironment } from "../helpers/lab.js";
 import { tempDir } from "../helpers/temp.js";
 
+/**
+ * A project whose install script fetches a browser unless told not to, as puppeteer's and
+ * playwright's do (from hosts a grade does not reach): it fails without the opt-outs.
+ */
+const BROWSER_INSTALL_MANIFEST = `${JSON.stringify(
+  {
+    name: "js-browser-install",
+    version: "1.0.0",
+    private: true,
+    scripts: {
+      test: "node --test",
+      postinstall:
+        "node -e \"process.exit(process.env.PUPPETEER_SKIP_DOWNLOAD === 'true' && process.env.PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD === '1' && process.env.CYPRESS_INSTALL_BINARY === '0' ? 0 : 1)\"",
+    },
+  },
+  null,
+  2,
+)}\n`;
+
 // A folder name with a space: the grade must not care where things live.
 const root = path.join(tempDir(), "js grades");
 const loaded: Record<string, { task: Task; oracle: Oracle }> = {};
 
 beforeAll(async () => {
   mkdirSync(root, { recursive: true });
+  const browser = nodeTestTask("js-browser-install");
   writeFixtureSuite(path.join(root, "evals"), "js", [
     nodeTestTask("js-node-test"),
+    {
+      ...browser,
+      base: { ...browser.base, "package.json": BROWSER_INSTALL_MANIFEST },
+    },
     jestTask("js-jest", await jestLockfile()),
     vitestTask("js-vitest", await vitestLockfile()),
     mochaTask("js-mocha", await mochaLockfile()),
   ]);
   const suite = await loadSuite("js", { evalsDir: path.join(root, "evals"), cwd: root });
-  for (const id of ["js-node-test", "js-jest", "js-vitest", "js-mocha"]) {
+  for (const id of ["js-node-test", "js-jest", "js-vitest", "js-mocha", "js-browser-install"]) {
     const task = await loadTask(suite, id);
     loaded[id] = { task, oracle: await loadOracle(task) };
   }
@@ -149,6 +173,18 @@ describe.each(RUNNERS)("a $runner task", ({ id, runner, file, task: fixture }) =
     expect(log).toContain(
       "lab: installing the change: the change touches package.json, which the install reads",
     );
+  });
+});
+
+describe("a project whose install script would fetch a browser", () => {
+  it("is installed with the browsers' downloads turned off, and graded", async () => {
+    const { task, oracle } = loaded["js-browser-install"]!;
+    const opts = options();
+    const { grade } = await gradeChange(task, oracle, { patch: oracle.goldPatch }, opts);
+    const log = readFileSync(opts.logFile, "utf8");
+    // The base commit's install succeeded, so it was kept and copied in.
+    expect(grade, log).toMatchObject({ resolved: true, tampering: [], install: "reused" });
+    expect(log).not.toContain("lab: install step exited with");
   });
 });
 
