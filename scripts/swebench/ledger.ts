@@ -14,7 +14,6 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { parseArgs, type ParseArgsConfig } from "node:util";
 import { isLabError } from "../../src/core/index.js";
 import { LEDGER_DIR } from "../../src/datasets/index.js";
 import {
@@ -24,6 +23,7 @@ import {
   writeLedgerSlice,
 } from "../../src/gen/index.js";
 import { renderLedgerSection, replaceLedgerSection } from "../../src/report/index.js";
+import { fail, parseScriptArgs } from "../args.js";
 
 const USAGE = `usage: npm run ledger -- --suite-dir DIR --dataset FILE --out FILE --lab-commit SHA
          (--start-facts FILE | --started ISO --cores N --load-average X)
@@ -33,47 +33,31 @@ const USAGE = `usage: npm run ledger -- --suite-dir DIR --dataset FILE --out FIL
        npm run ledger -- --readme FILE [--ledger-dir DIR]
 `;
 
-const OPTIONS = {
-  "suite-dir": { type: "string" },
-  dataset: { type: "string" },
-  out: { type: "string" },
-  "runs-dir": { type: "string", default: "runs" },
-  gold: { type: "string" },
-  noop: { type: "string" },
-  "gold-predictions": { type: "string" },
-  family: { type: "string", multiple: true, default: [] as string[] },
-  instances: { type: "string" },
-  "instances-file": { type: "string" },
-  "lab-commit": { type: "string" },
-  "start-facts": { type: "string" },
-  started: { type: "string" },
-  cores: { type: "string" },
-  "load-average": { type: "string" },
-  readme: { type: "string" },
-  "carry-from": { type: "string" },
-  "carry-dataset": { type: "string" },
-  "ledger-dir": { type: "string", default: LEDGER_DIR },
-  help: { type: "boolean", short: "h" },
-} satisfies ParseArgsConfig["options"];
-
-function fail(message: string): never {
-  process.stderr.write(`ledger: ${message}\n${USAGE}`);
-  process.exit(2);
-}
-
-const parsed = (() => {
-  try {
-    return parseArgs({ options: OPTIONS });
-  } catch (error) {
-    // An unknown or malformed option: one line and the usage, not a stack trace.
-    return fail(error instanceof Error ? error.message : String(error));
-  }
-})();
-if (parsed.values.help === true) {
-  process.stdout.write(USAGE);
-  process.exit(0);
-}
-const { values } = parsed;
+const { values } = parseScriptArgs({
+  name: "ledger",
+  usage: USAGE,
+  options: {
+    "suite-dir": { type: "string" },
+    dataset: { type: "string" },
+    out: { type: "string" },
+    "runs-dir": { type: "string", default: "runs" },
+    gold: { type: "string" },
+    noop: { type: "string" },
+    "gold-predictions": { type: "string" },
+    family: { type: "string", multiple: true, default: [] as string[] },
+    instances: { type: "string" },
+    "instances-file": { type: "string" },
+    "lab-commit": { type: "string" },
+    "start-facts": { type: "string" },
+    started: { type: "string" },
+    cores: { type: "string" },
+    "load-average": { type: "string" },
+    readme: { type: "string" },
+    "carry-from": { type: "string" },
+    "carry-dataset": { type: "string" },
+    "ledger-dir": { type: "string", default: LEDGER_DIR },
+  },
+});
 
 /** NAME=RUN:VERDICTS -> its parts. */
 function parseFamily(spec: string): { name: string; runId: string; verdictsFile: string } {
