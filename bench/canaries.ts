@@ -1,20 +1,8 @@
-/**
- * What the canary tests cost a grade (goal: under 0.1 s).
- *
- *   npx tsx bench/canaries.ts [--suite starter] [--evals-dir DIR] [--tasks a,b] [--repeat 5]
- *                             [--cache-dir DIR] [--paired N]
- *
- * lab's own work: for each task, its hidden test modules as a grade has them (a checkout by
- * setup.sh with the test patch applied), the canaries planted into them and a grade's log
- * judged by them, `--repeat` times; the grader's log of a real gold grade stands for the log.
- * With --paired N, also the test process's extra time: gold graded N times with canaries and
- * N times without, alternating, and the medians of the whole grade and of its tests phase.
- */
+/** What the canary tests cost a grade (goal: under 0.1 s). How it measures, and its options: USAGE. */
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
 import { selectTestDirectives } from "../src/core/index.js";
 import { gradeChange } from "../src/grader/index.js";
@@ -23,9 +11,32 @@ import { parseTestLog, type TestLogParser } from "../src/grader/parse-log.js";
 import { jsTestFilesOf } from "../src/grader/plan.js";
 import { median } from "../src/report/index.js";
 import { loadOracle, loadSuite, loadTask } from "../src/suite/index.js";
+import { integerOption, parseScriptArgs } from "../scripts/args.js";
 import { benchEnvironment, timeGoldGrade } from "./gold-grade.js";
 
-const { values } = parseArgs({
+const USAGE = `usage: npm run bench:canaries -- [--suite starter] [--evals-dir DIR] [--tasks a,b]
+         [--repeat 5] [--cache-dir DIR] [--paired N]
+
+What the canary tests cost a grade (goal: under 0.1 s). lab's own work: for each task, its
+hidden test modules as a grade has them (a checkout by setup.sh with the test patch applied),
+the canaries planted into them and a grade's log judged by them, --repeat times; the grader's
+log of a real gold grade stands for the log.
+
+  --suite NAME      the suite (default: starter)
+  --evals-dir DIR   where the suite is (default: ./evals, then lab's own)
+  --tasks A,B       these tasks only (default: all of the suite's)
+  --repeat N        plants and judgements per task (default: 5)
+  --cache-dir DIR   lab's cache, for the grades' environments (default: ~/.cache/lab)
+  --paired N        also the test process's extra time: gold graded N times with canaries and
+                    N times without, alternating, and the medians of the whole grade and of
+                    its tests phase (default: 0, not measured)
+
+With LAB_BENCH_KEEP set (to anything), its scratch folder is kept.
+`;
+
+const { values } = parseScriptArgs({
+  name: "canaries",
+  usage: USAGE,
   options: {
     suite: { type: "string", default: "starter" },
     "evals-dir": { type: "string" },
@@ -35,8 +46,8 @@ const { values } = parseArgs({
     "cache-dir": { type: "string" },
   },
 });
-const repeat = Number(values.repeat);
-const paired = Number(values.paired);
+const repeat = integerOption("repeat", values.repeat);
+const paired = integerOption("paired", values.paired, 0);
 const root = mkdtempSync(path.join(os.tmpdir(), "lab-bench-canaries-"));
 const environment = benchEnvironment(
   values["cache-dir"] ?? path.join(os.homedir(), ".cache", "lab"),

@@ -1,25 +1,38 @@
 /**
- * Grading time per task, cold and warm, and lab's own overhead beyond the test process.
- *
- *   npx tsx bench/grade.ts [--suite starter] [--evals-dir DIR] [--repeat 3] [--tasks a,b] [--no-cold]
- *
- * For the swebench tier: `--suite swebench --evals-dir DIR --tasks ...` (after `lab gen`).
- *
- * Cold: the environment cache emptied before the task's first grade, so its era's
- * environment and its install layer are built (uv's own download cache stays warm, as on any
- * machine that has graded once). Warm: the same grades again with both cached.
- * Overhead = the whole grade minus the test command's own wall time.
+ * Grading time per task, cold and warm, and lab's own overhead beyond the test process. How it
+ * measures, and its options: USAGE.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { installLayersDir } from "../src/environment/index.js";
 import { loadOracle, loadSuite, loadTask } from "../src/suite/index.js";
 import { median } from "../src/report/index.js";
+import { integerOption, parseScriptArgs } from "../scripts/args.js";
 import { benchEnvironment, timeGoldGrade } from "./gold-grade.js";
 
-const { values } = parseArgs({
+const USAGE = `usage: npm run bench:grade -- [--suite starter] [--evals-dir DIR] [--repeat 3] [--tasks a,b]
+         [--no-cold] [--cache-dir DIR]
+
+Grading time per task, cold and warm, and lab's own overhead beyond the test process (goal:
+under 1 s). Cold: the environment cache emptied before the task's first grade, so its era's
+environment and its install layer are built (uv's own download cache stays warm, as on any
+machine that has graded once). Warm: the same grades again with both cached. Overhead = the
+whole grade minus the test command's own wall time. For the swebench tier: --suite swebench
+--evals-dir DIR --tasks ... (after \`lab gen\`).
+
+  --suite NAME      the suite (default: starter)
+  --evals-dir DIR   where the suite is (default: ./evals, then lab's own)
+  --tasks A,B       these tasks only (default: all of the suite's)
+  --repeat N        warm grades per task, of which the median is shown (default: 3)
+  --no-cold         warm grades only
+  --cache-dir DIR   reuse this environment cache, warm grades only (default: a fresh one,
+                    removed at the end)
+`;
+
+const { values } = parseScriptArgs({
+  name: "grade",
+  usage: USAGE,
   options: {
     suite: { type: "string", default: "starter" },
     "evals-dir": { type: "string" },
@@ -29,7 +42,7 @@ const { values } = parseArgs({
     "cache-dir": { type: "string" },
   },
 });
-const repeat = Number(values.repeat);
+const repeat = integerOption("repeat", values.repeat);
 // --cache-dir reuses an existing cache (warm only); otherwise a fresh one, removed at the end.
 const ownCache = values["cache-dir"] === undefined;
 const cacheDir = values["cache-dir"] ?? mkdtempSync(path.join(os.tmpdir(), "lab-bench-cache-"));

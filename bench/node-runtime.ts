@@ -1,21 +1,32 @@
 /**
- * What fetching one Node runtime from the npm registry costs (ensureNodeRuntime).
- *
- *   npx tsx bench/node-runtime.ts [--version 18.19.0]
- *
- * Fetches the version twice into fresh cache folders under a fresh HOME: first with npm's own
- * cache empty (cold), then with it holding the tarball (warm), and once more from lab's cache.
- * The tarball is downloaded once or twice; nothing is kept.
+ * What fetching one Node runtime from the npm registry costs (ensureNodeRuntime). How it
+ * measures, and its options: USAGE.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
 import { ensureNodeRuntime, nodePassEnvFrom } from "../src/environment/index.js";
+import { fail, parseScriptArgs } from "../scripts/args.js";
 
-const { values } = parseArgs({ options: { version: { type: "string", default: "18.19.0" } } });
+const USAGE = `usage: npm run bench:node-runtime -- [--version 18.19.0]
+
+What fetching one Node runtime from the npm registry costs (ensureNodeRuntime). Fetches the
+version twice into fresh cache folders under a fresh HOME: first with npm's own cache empty
+(cold), then with it holding the tarball (warm), and once more from lab's cache. The tarball
+is downloaded once or twice; nothing is kept.
+
+  --version X.Y.Z   the Node version (default: 18.19.0)
+`;
+
+const { values } = parseScriptArgs({
+  name: "node-runtime",
+  usage: USAGE,
+  options: { version: { type: "string", default: "18.19.0" } },
+});
 const version = values.version;
+if (!/^\d+\.\d+\.\d+$/.test(version))
+  fail(`--version expects a Node version such as 18.19.0; got "${version}"`);
 const root = mkdtempSync(path.join(os.tmpdir(), "lab-bench-node-"));
 const host = {
   pathEnv: process.env.PATH ?? "/usr/bin:/bin",

@@ -1,24 +1,38 @@
 /**
- * Proof time per instance from a suite's proof.json (written by `lab gen`): each proof run
- * grades the gold patch and the empty change, and this prints the time of those grades beside
- * the time of their test processes, per instance and in all, with the median of each phase.
- *
- *   npx tsx bench/proof-times.ts EVALS_DIR/SUITE
- *
- * Grades reused from an earlier gen ("proven earlier") carry the times of the gen that made
- * them; run it after a gen from an empty cache to time a cold gen's proofs. A table per
- * repository follows: its instances, the sum of their grades and tests, and its builds: the
- * `layer` phase of a grade, where the base commit's install is made (compiled projects build
- * their extensions there) or found, and the `install` phase.
+ * Proof time per instance from a suite's proof.json (written by `lab gen`). What it prints, and
+ * its arguments: USAGE.
  */
+import { statSync } from "node:fs";
 import { median } from "../src/report/index.js";
 import { readProofFile, suiteLayout } from "../src/suite/index.js";
+import { fail, parseScriptArgs } from "../scripts/args.js";
 
-const suiteDir = process.argv[2];
-if (suiteDir === undefined) {
-  process.stderr.write("usage: npx tsx bench/proof-times.ts EVALS_DIR/SUITE\n");
-  process.exit(2);
-}
+const USAGE = `usage: npm run bench:proof-times -- EVALS_DIR/SUITE
+
+Proof time per instance from a suite's proof.json (written by \`lab gen\`): each proof run
+grades the gold patch and the empty change, and this prints the time of those grades beside
+the time of their test processes, per instance and in all, with the median of each phase.
+
+Grades reused from an earlier gen ("proven earlier") carry the times of the gen that made
+them; run it after a gen from an empty cache to time a cold gen's proofs. A table per
+repository follows: its instances, the sum of their grades and tests, and its builds: the
+\`layer\` phase of a grade, where the base commit's install is made (compiled projects build
+their extensions there) or found, and the \`install\` phase.
+
+  EVALS_DIR/SUITE   the suite's folder, e.g. evals/swebench
+`;
+
+const { positionals } = parseScriptArgs({
+  name: "proof-times",
+  usage: USAGE,
+  options: {},
+  allowPositionals: true,
+});
+const [suiteDir, ...extra] = positionals;
+if (suiteDir === undefined) fail("give the suite's folder, EVALS_DIR/SUITE");
+if (extra.length > 0) fail(`takes one suite folder; also got ${extra.join(" ")}`);
+if (!(statSync(suiteDir, { throwIfNoEntry: false })?.isDirectory() ?? false))
+  fail(`no folder at ${suiteDir}`);
 
 const instances = (await readProofFile(suiteDir))?.instances;
 if (instances === undefined) {

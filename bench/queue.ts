@@ -1,25 +1,12 @@
 /**
  * Throughput of trials on the queue with 1, 2 and 4 workers on this machine, and what the
- * coordinator spends per trial. Goals: near-linear scaling, under 50 ms of coordinator
- * overhead per trial.
- *
- *   npm run bench:queue -- [--workers 1,2,4] [--trials 12] [--sleep 2]
- *
- * It starts its own redis-server on a loopback port and real `lab worker` processes (each one
- * job at once, sandbox bwrap, one shared lab cache so environments are built once, in a warm-up
- * run). Each trial is a command tool that sleeps a fixed time, then the usual grade of a tiny
- * fixture task. The coordinator runs here, in-process, so its own time can be measured:
- * hashing and adding jobs, and per trial fetching the finished job, writing its files and
- * indexing it. Each queue row has a local row beside it: the same trials in one `lab run` with
- * as many at once, so what the queue adds is the difference. On one machine neither can beat
- * its cores: the sleep scales, the grade's CPU does not.
+ * coordinator spends per trial. How it measures, and its options: USAGE.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { parseArgs } from "node:util";
 import {
   commandToolSpec,
   configFileSchema,
@@ -32,22 +19,50 @@ import { runSuite } from "../src/runner/index.js";
 import { createCommandTool } from "../src/tools/index.js";
 import { addTask, writeFixtureSuite } from "../test/helpers/fixture-suite.js";
 import { startRedis } from "../test/helpers/redis.js";
+import { fail, integerOption, numberOption, parseScriptArgs } from "../scripts/args.js";
 
-const { values } = parseArgs({
+const TASKS = 4;
+
+const USAGE = `usage: npm run bench:queue -- [--workers 1,2,4] [--trials 12] [--sleep 2]
+
+Throughput of trials on the queue with 1, 2 and 4 workers on this machine, and what the
+coordinator spends per trial. Goals: near-linear scaling, under 50 ms of coordinator overhead
+per trial.
+
+It starts its own redis-server on a loopback port and real \`lab worker\` processes (each one
+job at once, sandbox bwrap, one shared lab cache so environments are built once, in a warm-up
+run). Each trial is a command tool that sleeps a fixed time, then the usual grade of a tiny
+fixture task. The coordinator runs here, in-process, so its own time can be measured: hashing
+and adding jobs, and per trial fetching the finished job, writing its files and indexing it.
+Each queue row has a local row beside it: the same trials in one \`lab run\` with as many at
+once, so what the queue adds is the difference. On one machine neither can beat its cores:
+the sleep scales, the grade's CPU does not.
+
+  --workers N,M     the numbers of workers, one row each (default: 1,2,4)
+  --trials N        trials per row, a multiple of ${String(TASKS)}, the fixture's tasks (default: 12)
+  --sleep S         seconds the command tool sleeps in each trial (default: 2)
+`;
+
+const { values } = parseScriptArgs({
+  name: "queue",
+  usage: USAGE,
   options: {
     workers: { type: "string", default: "1,2,4" },
     trials: { type: "string", default: "12" },
     sleep: { type: "string", default: "2" },
   },
 });
-const workerCounts = values.workers.split(",").map(Number);
-const trialCount = Number(values.trials);
-const sleepS = Number(values.sleep);
+const workerCounts = values.workers.split(",").map((count) => integerOption("workers", count));
+const trialCount = integerOption("trials", values.trials, TASKS);
+if (trialCount % TASKS !== 0)
+  fail(
+    `--trials expects a multiple of ${String(TASKS)} (the fixture's tasks); got ${values.trials}`,
+  );
+const sleepS = numberOption("sleep", values.sleep);
 const repoRoot = path.resolve(import.meta.dirname, "..");
 const root = mkdtempSync(path.join(os.tmpdir(), "lab-bench-queue-"));
 const evalsDir = path.join(root, "evals");
 const cacheDir = path.join(repoRoot, ".cache", "test-lab");
-const TASKS = 4;
 
 function median(numbers: readonly number[]): number {
   const sorted = [...numbers].sort((a, b) => a - b);

@@ -1,25 +1,40 @@
 /**
- * Mining and validation time per candidate of `lab gen --from-repo`.
- *
- *   npx tsx bench/repo-gen.ts                       # the ten-change fixture of the tests
- *   npx tsx bench/repo-gen.ts --from-repo /tmp/mirrors/pallets/flask --repo-name pallets/flask --limit 20
- *
- * Options: --limit N, --proof-runs N (default 3), --concurrency N (default 1), --cache-dir DIR
- * (default: the tests' shared cache for the fixture, LAB_CACHE_DIR or ~/.cache/lab otherwise),
- * --cold (a fresh environment cache, removed at the end), --evals-dir DIR (kept; default a
- * temporary folder). Mining covers walking the history and splitting every change; per
- * candidate, "environment" is inferring the environment and resolving its pins, "validate"
- * the proof runs (each: a gold grade and a grade with no change).
+ * Mining and validation time per candidate of `lab gen --from-repo`. How it measures, and its
+ * options: USAGE.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { generateRepoSuite } from "../src/gen/index.js";
 import { uvPassEnvFrom } from "../src/config/index.js";
 import { buildAcceptanceHistory, startRunCounter } from "../test/helpers/pr-history.js";
+import { integerOption, parseScriptArgs } from "../scripts/args.js";
 
-const { values } = parseArgs({
+const USAGE = `usage: npm run bench:repo-gen -- [--from-repo REPO --repo-name OWNER/NAME] [--limit N]
+         [--proof-runs 3] [--concurrency 1] [--cache-dir DIR] [--cold] [--evals-dir DIR]
+
+Mining and validation time per candidate of \`lab gen --from-repo\`: of the ten-change fixture
+of the tests, or with --from-repo of a repository, e.g.
+  npm run bench:repo-gen -- --from-repo /tmp/mirrors/pallets/flask --repo-name pallets/flask --limit 20
+Mining covers walking the history and splitting every change; per candidate, "environment"
+is inferring the environment and resolving its pins, "validate" the proof runs (each: a gold
+grade and a grade with no change).
+
+  --from-repo REPO      the repository to mine, a folder or a URL (default: the tests'
+                        ten-change fixture)
+  --repo-name NAME      its OWNER/NAME
+  --limit N             walk at most N merged changes, newest first (default: all)
+  --proof-runs N        proof runs per candidate (default: 3)
+  --concurrency N       candidates at once (default: 1)
+  --cache-dir DIR       the environment cache (default: the tests' shared cache for the
+                        fixture, LAB_CACHE_DIR or ~/.cache/lab otherwise)
+  --cold                a fresh environment cache, removed at the end
+  --evals-dir DIR       where the suite is written, and kept (default: a temporary folder)
+`;
+
+const { values } = parseScriptArgs({
+  name: "repo-gen",
+  usage: USAGE,
   options: {
     "from-repo": { type: "string" },
     "repo-name": { type: "string" },
@@ -31,6 +46,9 @@ const { values } = parseArgs({
     cold: { type: "boolean", default: false },
   },
 });
+const limit = values.limit === undefined ? undefined : integerOption("limit", values.limit);
+const proofRuns = integerOption("proof-runs", values["proof-runs"]);
+const concurrency = integerOption("concurrency", values.concurrency);
 // The tests' shared environment cache (test/helpers/temp.ts, which imports vitest).
 const sharedCacheDir =
   process.env.LAB_TEST_CACHE_DIR ?? path.join(import.meta.dirname, "..", ".cache", "test-lab");
@@ -56,11 +74,11 @@ const result = await generateRepoSuite(
     suiteDir: path.join(evalsDir, suite),
     from,
     branch: "main",
-    limit: values.limit === undefined ? undefined : Number(values.limit),
+    limit,
     repoName: values["repo-name"],
-    proofRuns: Number(values["proof-runs"]),
+    proofRuns,
     validate: true,
-    concurrency: Number(values.concurrency),
+    concurrency,
     testTimeoutMs: 30 * 60_000,
     environment: {
       cacheDir,

@@ -1,19 +1,10 @@
 /**
- * `lab report` over 100 000 stored trial records (4 tools x 1 000 tasks x 25 trials by default).
- *
- *   npx tsx bench/report.ts [--tools 4] [--tasks 1000] [--trials 25] [--repeat 5] [--dir DIR]
- *
- * Writes synthetic runs into a temporary runs folder (result.json per trial and tasks.json,
- * as the runner lays them out), then times the whole in-process `lab report` (Markdown):
- * cold, with no results index (every result.json read, the index written), then warm, with
- * the index the runner keeps. Also times each stage of a warm report. Goal: warm under 2 s.
- * Wall and CPU time are both shown: CPU time moves less when the machine is busy.
- * --dir keeps the synthetic store in DIR, and reuses it on the next run with the same shape.
+ * `lab report` over 100 000 stored trial records (4 tools x 1 000 tasks x 25 trials by
+ * default). How it measures, and its options: USAGE.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { main } from "../src/cli/main.js";
 import { buildReport, loadReport, renderReportMarkdown } from "../src/report/index.js";
 import {
@@ -23,8 +14,29 @@ import {
   type SyntheticOutcome,
   type SyntheticRun,
 } from "../test/helpers/synthetic-runs.js";
+import { fail, integerOption, parseScriptArgs } from "../scripts/args.js";
 
-const { values } = parseArgs({
+const USAGE = `usage: npm run bench:report -- [--tools 4] [--tasks 1000] [--trials 25] [--repeat 5] [--dir DIR]
+
+\`lab report\` over 100 000 stored trial records (4 tools x 1 000 tasks x 25 trials by default).
+Writes synthetic runs into a temporary runs folder (result.json per trial and tasks.json, as
+the runner lays them out), then times the whole in-process \`lab report\` (Markdown): cold,
+with no results index (every result.json read, the index written), then warm, with the index
+the runner keeps. Also times each stage of a warm report. Goal: warm under 2 s. Wall and CPU
+time are both shown: CPU time moves less when the machine is busy.
+
+  --tools N     tools, one run each (default: 4, at most 26)
+  --tasks N     tasks (default: 1000)
+  --trials N    trials per tool and task (default: 25)
+  --repeat N    warm reports, of which the median and the best are shown (default: 5)
+  --dir DIR     keep the synthetic store in DIR, and reuse it on the next run with the same
+                shape; DIR is emptied first when it holds no store of this shape (default: a
+                temporary folder, removed at the end)
+`;
+
+const { values } = parseScriptArgs({
+  name: "report",
+  usage: USAGE,
   options: {
     tools: { type: "string", default: "4" },
     tasks: { type: "string", default: "1000" },
@@ -33,10 +45,12 @@ const { values } = parseArgs({
     dir: { type: "string" },
   },
 });
-const toolCount = Number(values.tools);
-const taskCount = Number(values.tasks);
-const trialCount = Number(values.trials);
-const repeat = Number(values.repeat);
+const toolCount = integerOption("tools", values.tools);
+// Tools are named tool-a to tool-z.
+if (toolCount > 26) fail(`--tools expects at most 26 tools; got ${values.tools}`);
+const taskCount = integerOption("tasks", values.tasks);
+const trialCount = integerOption("trials", values.trials);
+const repeat = integerOption("repeat", values.repeat);
 
 const runsDir = values.dir ?? mkdtempSync(path.join(os.tmpdir(), "lab-bench-report-"));
 const shape = path.join(

@@ -1,29 +1,37 @@
 /**
- * How much longer a finished run took than its tests: per trial, the trial's wall time (setup,
- * tool, diff, grade) beside the wall time of its test process, and the ratio of the sums.
- *
- *   npx tsx bench/run-overhead.ts RUN_DIR [--wall-ms MS]
- *
- * Made for `lab run gold` over a warm tier: the goals are a whole run within 1.2 times the sum of
- * its test processes, and a grade's time beyond its test process under 1 s. With --wall-ms (the
- * run's own wall time, e.g. from `time`), the ratio of that to the sum of test times is printed
- * too, which counts what happens between trials.
+ * How much longer a finished run took than its tests. What it prints, and its arguments: USAGE.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { median } from "../src/report/index.js";
 import { trialResultSchema } from "../src/store/index.js";
+import { fail, numberOption, parseScriptArgs } from "../scripts/args.js";
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
+const USAGE = `usage: npm run bench:run-overhead -- RUN_DIR [--wall-ms MS]
+
+How much longer a finished run took than its tests: per trial, the trial's wall time (setup,
+tool, diff, grade) beside the wall time of its test process, and the ratio of the sums. Made
+for \`lab run gold\` over a warm tier: the goals are a whole run within 1.2 times the sum of its
+test processes, and a grade's time beyond its test process under 1 s.
+
+  RUN_DIR       the run's folder, e.g. runs/swebench-gold
+  --wall-ms MS  the run's own wall time (e.g. from \`time\`): also prints the ratio of that to
+                the sum of test times, which counts what happens between trials
+`;
+
+const { values, positionals } = parseScriptArgs({
+  name: "run-overhead",
+  usage: USAGE,
   options: { "wall-ms": { type: "string" } },
+  allowPositionals: true,
 });
-const runDir = positionals[0];
-if (runDir === undefined) {
-  process.stderr.write("usage: npx tsx bench/run-overhead.ts RUN_DIR [--wall-ms MS]\n");
-  process.exit(2);
-}
+const [runDir, ...extra] = positionals;
+if (runDir === undefined) fail("give the run's folder, RUN_DIR");
+if (extra.length > 0) fail(`takes one run folder; also got ${extra.join(" ")}`);
+const trialsDir = path.join(runDir, "trials");
+if (!existsSync(trialsDir)) fail(`no run at ${runDir}: it has no trials/ folder`);
+const wallMs =
+  values["wall-ms"] === undefined ? undefined : numberOption("wall-ms", values["wall-ms"], 1);
 
 interface Row {
   readonly task: string;
@@ -39,7 +47,6 @@ interface Row {
 }
 
 const rows: Row[] = [];
-const trialsDir = path.join(runDir, "trials");
 for (const task of readdirSync(trialsDir).sort()) {
   for (const trial of readdirSync(path.join(trialsDir, task))) {
     const file = path.join(trialsDir, task, trial, "result.json");
@@ -89,9 +96,9 @@ process.stdout.write(
       const times = rows.filter((row) => row.install === how).map((row) => row.phases.install ?? 0);
       return `install phase of ${how} installs, median / max (s): ${twoPlaces(median(times) ?? 0)} / ${twoPlaces(Math.max(0, ...times))}`;
     }),
-    ...(values["wall-ms"] === undefined
+    ...(wallMs === undefined
       ? []
-      : [`ratio (run wall time / tests): ${(Number(values["wall-ms"]) / testsSum).toFixed(3)}`]),
+      : [`ratio (run wall time / tests): ${(wallMs / testsSum).toFixed(3)}`]),
     "",
   ].join("\n"),
 );

@@ -1,27 +1,10 @@
 /**
- * The sandbox's start-up overhead per trial, and what it adds to a warm grade.
- *
- *   npx tsx bench/sandbox.ts [--repeat 50] [--grades 10] [--task ID] [--no-docker]
- *                            [--suite NAME --evals-dir DIR --cache-dir DIR]
- *
- * Start-up: make a trial's sandbox, run `true` in it, dispose of it; against running the same
- * `true` unsandboxed through src/process. Each sample is a whole trial's share: cgroups made and
- * removed, mounts computed, one bwrap process (or one container) with every namespace. Limits
- * are lab's defaults (disk and processes). Goal: bwrap under 100 ms. For docker also the time
- * from asking for a command to that command running inside its container (a timestamp taken
- * inside): goal under 1 s.
- *
- * Warm grade: the gold patch of one starter task graded again and again with its environment
- * and install layer cached, by each provider in turn (interleaved, so load hits all alike).
- * Overhead = the grade's wall time minus the bare test process (the test phase under none).
- * Goal: docker within 1.5x bwrap's overhead. `--suite` takes the task from another suite (a
- * generated swebench suite, say, with `--evals-dir` where it lives and `--cache-dir` the lab
- * cache that holds its environments), to see the same figures on a real project's grade.
+ * The sandbox's start-up overhead per trial, and what it adds to a warm grade. How it measures,
+ * and its options: USAGE.
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { dockerSettingsFrom } from "../src/config/index.js";
 import { LabError, type SandboxLimits, type SandboxProvider } from "../src/core/index.js";
 import { runCommand } from "../src/process/index.js";
@@ -32,9 +15,40 @@ import {
   createNoneProvider,
 } from "../src/sandbox/index.js";
 import { loadOracle, loadSuite, loadTask } from "../src/suite/index.js";
+import { integerOption, parseScriptArgs } from "../scripts/args.js";
 import { benchEnvironment, timeGoldGrade } from "./gold-grade.js";
 
-const { values } = parseArgs({
+const USAGE = `usage: npm run bench:sandbox -- [--repeat 50] [--grades 10] [--task ID] [--no-docker]
+         [--suite NAME --evals-dir DIR --cache-dir DIR]
+
+The sandbox's start-up overhead per trial, and what it adds to a warm grade.
+
+Start-up: make a trial's sandbox, run \`true\` in it, dispose of it; against running the same
+\`true\` unsandboxed through src/process. Each sample is a whole trial's share: cgroups made and
+removed, mounts computed, one bwrap process (or one container) with every namespace. Limits
+are lab's defaults (disk and processes). Goal: bwrap under 100 ms. For docker also the time
+from asking for a command to that command running inside its container (a timestamp taken
+inside): goal under 1 s.
+
+Warm grade: the gold patch of one task graded again and again with its environment and
+install layer cached, by each provider in turn (interleaved, so load hits all alike).
+Overhead = the grade's wall time minus the bare test process (the test phase under none).
+Goal: docker within 1.5x bwrap's overhead.
+
+  --repeat N        start-up samples per provider (default: 50; docker a fifth, at least 5)
+  --grades N        warm grades per provider (default: 10)
+  --task ID         the task graded (default: envcfg-optional-fields)
+  --no-docker       bwrap and none only
+  --suite NAME      the task's suite (default: starter), e.g. a generated swebench suite to
+                    see the same figures on a real project's grade
+  --evals-dir DIR   where that suite is (default: ./evals, then lab's own)
+  --cache-dir DIR   the lab cache holding its environments (default: a fresh one, removed at
+                    the end)
+`;
+
+const { values } = parseScriptArgs({
+  name: "sandbox",
+  usage: USAGE,
   options: {
     repeat: { type: "string", default: "50" },
     grades: { type: "string", default: "10" },
@@ -45,8 +59,8 @@ const { values } = parseArgs({
     "cache-dir": { type: "string" },
   },
 });
-const repeat = Number(values.repeat);
-const grades = Number(values.grades);
+const repeat = integerOption("repeat", values.repeat);
+const grades = integerOption("grades", values.grades);
 const root = mkdtempSync(path.join(os.tmpdir(), "lab-bench-sandbox-"));
 const cacheDir = values["cache-dir"] ?? path.join(root, "cache");
 const pathEnv = process.env.PATH ?? "/usr/bin:/bin";
