@@ -286,6 +286,37 @@ function canaryFrom(
   return [...head, ...opening, ...body, ...tail.map((line) => `${indent}${line}`)];
 }
 
+/** `__file__` turned into a folder: a data folder beside the module, not the module's text. */
+const FILE_AS_FOLDER = [
+  // os.path.dirname(__file__), dirname(os.path.abspath(__file__)), abspath(dirname(__file__))
+  /\bdirname\(\s*(?:(?:os\.path\.)?(?:abspath|realpath|normpath)\(\s*)?__file__\s*\)?\s*\)/g,
+  /\b(?:abspath|realpath|normpath)\(\s*(?:os\.path\.)?dirname\(\s*__file__\s*\)\s*\)/g,
+  // Path(__file__).parent, Path(__file__).resolve().parent, .absolute().parent, .parents[1]
+  /\bPath\(\s*__file__\s*\)(?:\.(?:resolve|absolute)\(\))*\.parents?\b/g,
+  // py.path: py.path.local(__file__).dirpath(), .dirname
+  /\blocal\(\s*__file__\s*\)\.(?:dirpath\(|dirname\b)/g,
+];
+
+/** A linter or checker whose run over a file reports what a canary in it would add. */
+const LINTER_IMPORT =
+  /^\s*(?:from|import)\s+(?:pylint|flake8|pyflakes|pycodestyle|pydocstyle|mypy|black|isort)\b/m;
+
+/**
+ * Whether a test module lints its own file: it imports a linter and names `__file__` other
+ * than to find the folder it sits in. pylint's tests/test_pylint_runners.py runs pylint over
+ * itself and expects no message; a copy among its tests gives pylint something to say (a name
+ * the copy's replaced statement bound, an argument it no longer uses), and gold failed there
+ * (pylint-dev__pylint-6903). Such a module takes no canaries. A module that only opens its file
+ * (requests' tests upload it) keeps them: what it reads does not decide its tests.
+ */
+export function lintsItsOwnFile(source: string): boolean {
+  if (!LINTER_IMPORT.test(source)) return false;
+  let rest = source;
+  for (const pattern of FILE_AS_FOLDER) rest = rest.replace(pattern, "");
+  // Its own `__file__`, not another module's (`extensions.__file__`).
+  return /(?<![.\w])__file__\b/.test(rest);
+}
+
 /**
  * `source` with canaries made from its tests (a must-fail one from a test named in `prefer`, the
  * hidden tests that must start passing, where the module has one), each put before one of the tests of its model's

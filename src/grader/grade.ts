@@ -144,7 +144,11 @@ export async function executeGrade(
       });
     }
 
-    const canaries = await timer.timed("canaries", () => plantCanaries(plan.canaries, places.repo));
+    const canaries = await timer.timed("canaries", () =>
+      plantCanaries(plan.canaries, places.repo, undefined, (line) =>
+        appendFile(places.logFile, `${line}\n`),
+      ),
+    );
     const testRun = await open.runTests(canaries?.guard ?? null);
     const read = await readGradingLog(places.logFile);
     if ("tooLong" in read)

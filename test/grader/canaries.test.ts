@@ -5,7 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { TestStatus } from "../../src/core/index.js";
 import { findModelTests, projectNamesOf } from "../../src/grader/canary-model.js";
-import { insertCanaries, seededRandom } from "../../src/grader/canary-source.js";
+import { insertCanaries, lintsItsOwnFile, seededRandom } from "../../src/grader/canary-source.js";
 import {
   checkCanaries,
   planCanaries,
@@ -857,6 +857,58 @@ describe("planted canaries", () => {
     // Under pytest lab's runner guard prints the sentinel: no canary carries it.
     expect(planted?.canaries.filter((canary) => canary.carriesSentinel)).toHaveLength(0);
     expect(planted?.sentinel).toBe(`lab-canaries-done ${String(planted?.guard)}`);
+  });
+});
+
+describe("a test module that lints its own file", () => {
+  it("is told from one that only finds its folder with __file__, or does not lint", () => {
+    const lint = "from pylint import run_pylint\n";
+    const lints = [
+      `${lint}filepath = os.path.abspath(__file__)\n`,
+      `${lint}run_pylint([__file__])\n`,
+      `import flake8\nHERE = Path(__file__)\n`,
+      // A folder found, and the file itself linted too.
+      `${lint}DATA = os.path.dirname(__file__)\nSELF = os.path.realpath(__file__)\n`,
+    ];
+    const not = [
+      `${lint}DATA = os.path.join(os.path.dirname(__file__), 'data')\n`,
+      `${lint}HERE = os.path.dirname(os.path.abspath(__file__))\n`,
+      `${lint}HERE = abspath(dirname(__file__))\n`,
+      `${lint}ROOT = dirname(realpath(__file__))\n`,
+      `${lint}DATA = Path(__file__).parent / 'data'\n`,
+      `${lint}ROOT = Path(__file__).resolve().parents[2]\n`,
+      `${lint}datadir = py.path.local(__file__).dirpath('data')\n`,
+      `${lint}HERE = os.path.dirname(extensions.__file__)\nCLEAN = dirname(dirname(__file__))\n`,
+      // requests' tests upload their own file: what they read does not decide them.
+      "import requests\nwith open(__file__) as f:\n    data = f.read()\n",
+    ];
+    for (const source of lints) expect(lintsItsOwnFile(source), source).toBe(true);
+    for (const source of not) expect(lintsItsOwnFile(source), source).toBe(false);
+  });
+
+  it("takes no canaries, and grader.log says why; the grade's other modules still do", async () => {
+    const repo = tempDir();
+    mkdirSync(path.join(repo, "tests"), { recursive: true });
+    // pylint's tests/test_pylint_runners.py lints itself and expects no message: must-fail
+    // copies of its tests gave pylint messages, and gold failed (pylint-dev__pylint-6903).
+    const selfLinting = `import os\nfrom pylint import run_pylint\n\n\ndef test_self():\n    filepath = os.path.abspath(__file__)\n    assert run_pylint([filepath]) == 0\n\n\ndef test_other():\n    assert run_pylint([]) == 0\n`;
+    const plain = "from p import f\n\n\ndef test_a():\n    assert f()\n";
+    writeFileSync(path.join(repo, "tests", "test_self.py"), selfLinting);
+    writeFileSync(path.join(repo, "tests", "test_plain.py"), plain);
+    const lines: string[] = [];
+    const planted = await plantCanaries(
+      { style: "pytest", files: ["tests/test_self.py", "tests/test_plain.py"] },
+      repo,
+      seededRandom(3),
+      (line) => Promise.resolve(void lines.push(line)),
+    );
+    expect(readFileSync(path.join(repo, "tests", "test_self.py"), "utf8")).toBe(selfLinting);
+    expect(new Set(planted?.canaries.map((canary) => canary.file))).toEqual(
+      new Set(["tests/test_plain.py"]),
+    );
+    expect(lines).toEqual([
+      "lab: canaries: none in tests/test_self.py: it lints its own file (__file__), where a copy among its tests would give the linter something to say",
+    ]);
   });
 });
 
