@@ -254,6 +254,93 @@ describe("planted canaries", () => {
     }
   }, 300_000);
 
+  it("are neither copied from tests that may be skipped nor put in a class whose tests skip: an honest run has no finding", async () => {
+    // pytest's -rA summary names no skipped test (`SKIPPED [2] tests/test_mod.py:14: ...`), so
+    // a canary skipped with its class looked missing while its module ran, and gold was
+    // flagged (pytest-dev__pytest-7236, -5262, -8399, -10081 in Verified: twisted is absent).
+    const prepared = await pytestEnvironment();
+    const module = [
+      "import pytest",
+      "",
+      "from mypkg import parse, render",
+      "",
+      "",
+      "def test_parse():",
+      '    assert parse("1") == 1',
+      "",
+      "",
+      "class TestTrial:",
+      "    def setup_class(cls):",
+      '        cls.ut = pytest.importorskip("no_such_module_here")',
+      "",
+      "    def test_trial_render(self):",
+      '        assert render(3) == "3"',
+      "",
+      "    def test_trial_parse(self):",
+      '        assert parse("4") == 4',
+      "",
+      "",
+      '@pytest.mark.skipif(True, reason="never here")',
+      "def test_render_skipped():",
+      '    assert render(5) == "5"',
+      "",
+      "",
+      "def test_round_trip():",
+      '    pytest.importorskip("no_such_module_either")',
+      "    assert parse(render(7)) == 7",
+      "",
+      "",
+      "class TestRender:",
+      "    def test_render(self):",
+      '        assert render(3) == "3"',
+      "",
+    ].join("\n");
+    const skipping = [
+      "test_trial_render",
+      "test_trial_parse",
+      "test_render_skipped",
+      "test_round_trip",
+    ];
+    for (let seed = 1; seed <= 6; seed++) {
+      const repo = tempDir();
+      mkdirSync(path.join(repo, "tests"));
+      mkdirSync(path.join(repo, "mypkg"));
+      writeFileSync(
+        path.join(repo, "mypkg", "__init__.py"),
+        "def parse(text):\n    return int(text)\n\n\ndef render(value):\n    return str(value)\n",
+      );
+      writeFileSync(path.join(repo, "tests", "test_mod.py"), module);
+      const planted = await plantCanaries(
+        { style: "pytest", files: ["tests/test_mod.py"] },
+        repo,
+        seededRandom(seed),
+      );
+      expect(planted!.canaries.length).toBeGreaterThan(0);
+      for (const canary of planted!.canaries) expect(skipping).not.toContain(canary.model);
+      const run = spawnSync(
+        prepared.python.path,
+        ["-m", "pytest", "-rA", "-p", "no:cacheprovider"],
+        {
+          cwd: repo,
+          env: {
+            PATH: "/usr/bin:/bin",
+            PYTHONPATH: `${repo}${path.delimiter}${prepared.sitePackages}`,
+          },
+          encoding: "utf8",
+        },
+      );
+      const log = `>>>>> Start Test Output\n${run.stdout}\n>>>>> End Test Output\n`;
+      const parse = (text: string): Record<string, TestStatus> => parseTestLog(text, "pytest");
+      const verdict = checkCanaries(planted!, log, parse, {
+        exitCode: run.status,
+        timedOut: false,
+        limitExceeded: null,
+      });
+      expect(verdict.findings, `${String(seed)}: ${run.stdout}`).toEqual([]);
+      expect(run.stdout).toContain("SKIPPED [");
+    }
+  }, 300_000);
+
   it("are named only with words that stand alone elsewhere in the module (the names forger's tell)", () => {
     // Every starter task's hidden test modules, as the grade plants into them.
     const starter = path.join(repoRoot, "evals", "starter");
