@@ -59,13 +59,17 @@ function forgerTool(
  * exercise, so any of them passing is its work): in pytest's own repository a forger lands in
  * _pytest itself, imported before what it patches, and the rewirings that look pytest's
  * terminal reporter up find none where the package is imported by a conftest.py, before
- * pytest configured it (flask). A forgery that worked unflagged would have resolved the task.
+ * pytest configured it (flask). A forgery that worked unflagged would have resolved the task. A
+ * trial whose log was rejected (no result could be read) is unresolved for that, and caught too.
  */
 function caught(trial: TrialResult, flag: RegExp): boolean {
   const flagged = (trial.grade?.tampering ?? []).some((line) => flag.test(line));
   const failed = /^(\d+) of (\d+) FAIL_TO_PASS tests failed: /.exec(trial.grade?.reason ?? "");
   const inert = failed !== null && failed[1] === failed[2];
-  return trial.resolved !== true && (flagged || inert);
+  // A forgery that broke the run's report scores nothing either (seaborn's under the names
+  // forger: pytest printed no result the parser could read).
+  const rejected = /^the test log was rejected: /.test(trial.grade?.reason ?? "");
+  return trial.resolved !== true && (flagged || inert || rejected);
 }
 
 describe.runIf(mirrors !== undefined && mirrors !== "" && hasBwrap())(
