@@ -11,7 +11,7 @@ import {
   type NpmHost,
   type PackageManagerChoice,
 } from "../environment/index.js";
-import { LabError, type NodeEnvironmentSpec } from "../core/index.js";
+import { LabError, type NodeEnvironmentSpec, type NodeUpstreamCommands } from "../core/index.js";
 import { confineGrade, pathsNamedBy, type GradeConfinement } from "./grade-sandbox.js";
 import type { NodeGradingPlan } from "./plan.js";
 
@@ -149,9 +149,15 @@ export async function openNodeGrade(
 }
 
 /** One line for grader.log: the Node, the package manager and its install, with notes. */
-export function describeNodeToolchain(open: NodeOpenGrade): string {
+export function describeNodeToolchain(
+  open: NodeOpenGrade,
+  upstream: NodeUpstreamCommands | null = null,
+): string {
   const { runtime, manager, choice } = open;
-  const install = `${choice.install.join(" ")}${choice.lockfile === null ? "" : ` (frozen from ${choice.lockfile})`}`;
+  const install =
+    upstream === null
+      ? `${choice.install.join(" ")}${choice.lockfile === null ? "" : ` (frozen from ${choice.lockfile})`}`
+      : `upstream's ${[...upstream.install, ...upstream.build].join(" && ")} (${choice.lockfile === null ? "no lockfile" : `over ${choice.lockfile}`})`;
   const from = choice.versionFrom === null ? "" : `, version from ${choice.versionFrom}`;
   const notes = choice.notes.length === 0 ? "" : `; ${choice.notes.join("; ")}`;
   return `lab: Node ${runtime.version}${runtime.fetched ? " (fetched)" : ""}, ${manager.name} ${manager.version} (${manager.spec}${from}); install: ${install}${notes}`;
