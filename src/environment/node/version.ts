@@ -211,7 +211,10 @@ export function nodeReleaseOfLineBefore(
   if (!/^\d+$/.test(stated)) return null;
   const major = Number(stated);
   const line = releases.filter(
-    (release) => semver.major(release.version) === major && release.date < day,
+    (release) =>
+      semver.major(release.version) === major &&
+      semver.prerelease(release.version) === null &&
+      release.date < day,
   );
   return line.sort((a, b) => semver.rcompare(a.version, b.version))[0]?.version ?? null;
 }
