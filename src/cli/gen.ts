@@ -40,7 +40,7 @@ import {
 export const genCommand = defineCommand({
   name: "gen",
   summary:
-    "Generate or prove a suite. `--suite swebench` rebuilds SWE-bench Lite's instances as tasks and keeps only those its gold patch proves (`--suite swebench-verified`: Verified; any suite name with --dataset or --dataset-name); `--from-repo` mines a suite from a repository's merged changes; any other suite has its tasks proven (gold resolves, no change fails). Proofs are written to <suite>/proof.json; rerunning resumes.",
+    "Generate or prove a suite. `--suite swebench` rebuilds SWE-bench Lite's instances as tasks and keeps only those its gold patch proves (`--suite swebench-verified`: Verified; `--suite swebench-multilingual`: SWE-bench Multilingual's JS/TS instances, graded by upstream's own commands; any suite name with --dataset or --dataset-name); `--from-repo` mines a suite from a repository's merged changes; any other suite has its tasks proven (gold resolves, no change fails). Proofs are written to <suite>/proof.json; rerunning resumes.",
   usage: "gen --suite S [options]",
   options: {
     suite: {

@@ -95,6 +95,7 @@ function specsFile(): string {
 }
 
 let base = "";
+let goldPatch = "";
 let gen: Awaited<ReturnType<typeof runLab>>;
 const specs = path.join(root, "specs.json");
 const at = (...argv: string[]) => [...argv, "--evals-dir", evalsDir, "--runs-dir", runsDir];
@@ -126,7 +127,7 @@ beforeAll(async () => {
   write("test/calc.test.js", TEST_BOTH);
   git("add", "-A");
   git("commit", "-qm", "fix add");
-  const goldPatch = `${git("diff", base, "HEAD", "--", "src")}\n`;
+  goldPatch = `${git("diff", base, "HEAD", "--", "src")}\n`;
   const testPatch = `${git("diff", base, "HEAD", "--", "test")}\n`;
   const row = (id: string, repo: string, version: string, failToPass: string[]) => ({
     instance_id: id,
@@ -255,5 +256,29 @@ describe("lab gen --suite swebench-multilingual", () => {
     );
     expect(noop.code, noop.stderr).toBe(0);
     expect(noop.stderr).toMatch(/completed: 0\/1 resolved/);
+  }, 300_000);
+
+  it("lab run predictions grades a prediction by upstream's commands", async () => {
+    const file = path.join(root, "preds.jsonl");
+    const prediction = (name: string, patch: string) =>
+      JSON.stringify({ instance_id: "acme__calc-1", model_name_or_path: name, model_patch: patch });
+    writeFileSync(file, `${prediction("org/right", goldPatch)}\n`);
+    const run = await runLab(
+      at("run", "predictions", "--suite", "swebench-multilingual", "--predictions", file),
+      { cwd: root },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/completed: 1\/1 resolved/);
+    const wrong = goldPatch.replace(
+      "+exports.add = (a, b) => a + b;",
+      "+exports.add = (a, b) => a * b;",
+    );
+    writeFileSync(file, `${prediction("org/wrong", wrong)}\n`);
+    const again = await runLab(
+      at("run", "predictions", "--suite", "swebench-multilingual", "--predictions", file),
+      { cwd: root },
+    );
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/completed: 0\/1 resolved/);
   }, 300_000);
 });
