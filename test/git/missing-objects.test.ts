@@ -45,4 +45,34 @@ describe("a repository copy that lacks objects", () => {
       message: `lab's copy of acme/damaged lacks 1 object(s) the base commit ${base.slice(0, 10)} needs, among them big.dat of its own tree: the copy it was cloned from is incomplete.`,
     });
   });
+
+  it("gives a task the base commit without its history when only the history lacks objects", async () => {
+    const { mirrors, repo } = damagedRepo();
+    rmSync(path.join(repo, "big.dat"));
+    writeFileSync(path.join(repo, "b.txt"), "b\n");
+    git(repo, "add", "-A");
+    git(repo, "commit", "-qm", "three: big.dat removed");
+    const base = git(repo, "rev-parse", "HEAD");
+    const cacheDir = tempDir();
+    const notes: string[] = [];
+    const target = await ensureBaseRepo(
+      {
+        cacheDir,
+        reposDir: path.join(cacheDir, "repos"),
+        mirrorsDir: mirrors,
+        onFetch: (message) => notes.push(message),
+      },
+      "acme/damaged",
+      "acme__damaged-3",
+      base,
+    );
+    expect(notes.at(-1)).toBe(
+      `lab's copy of acme/damaged lacks 1 object(s) of ${base.slice(0, 10)}'s history, none of its tree: acme__damaged-3's repository holds the base commit without its history`,
+    );
+    expect(git(target, "rev-parse", "refs/heads/main")).toBe(base);
+    expect(git(target, "rev-list", "--count", "main")).toBe("1");
+    const checkout = path.join(tempDir(), "work");
+    git(path.dirname(checkout), "clone", "-q", target, checkout);
+    expect(git(checkout, "ls-files")).toBe("a.txt\nb.txt");
+  });
 });

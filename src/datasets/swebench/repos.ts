@@ -136,6 +136,18 @@ export async function ensureBaseRepo(
       const missing = await findMissingObjects(mirror, baseCommit, source.signal).catch(() => []);
       if (missing.length === 0) throw error;
       const files = missing.flatMap((entry) => (entry.path === null ? [] : [entry.path]));
+      // Only the history lacks them (a snapshot without a large file deleted long ago): the
+      // base commit's own tree is whole, so the task gets it without its history, and says so.
+      if (files.length === 0 && (await fetchCommitAlone(staging, mirror, baseCommit, source))) {
+        source.onFetch?.(
+          `lab's copy of ${repo} lacks ${String(missing.length)} object(s) of ${baseCommit.slice(0, 10)}'s history, none of its tree: ${instanceId}'s repository holds the base commit without its history`,
+        );
+        await git(["symbolic-ref", "HEAD", "refs/heads/main"], { cwd: staging });
+        await addSubmodules(source, repo, staging, baseCommit);
+        await rm(target, { recursive: true, force: true });
+        await rename(staging, target);
+        return target;
+      }
       throw new LabError(
         "GIT_FAILED",
         `lab's copy of ${repo} lacks ${String(missing.length)} object(s) the base commit ${baseCommit.slice(0, 10)} needs${files.length > 0 ? `, among them ${files.slice(0, 3).join(", ")} of its own tree` : " in its history"}: the copy it was cloned from is incomplete.`,
@@ -151,6 +163,29 @@ export async function ensureBaseRepo(
     await rename(staging, target);
     return target;
   });
+}
+
+/** Fetches `commit` alone, without its history (`--depth=1`), into `staging`; whether it could. */
+async function fetchCommitAlone(
+  staging: string,
+  mirror: string,
+  commit: string,
+  source: RepoSource,
+): Promise<boolean> {
+  const fetched = await tryGit(
+    [
+      "-c",
+      "uploadpack.allowAnySHA1InWant=true",
+      "fetch",
+      "--quiet",
+      "--no-tags",
+      "--depth=1",
+      `file://${mirror}`,
+      `+${commit}:refs/heads/main`,
+    ],
+    { cwd: staging, timeoutMs: 1_800_000, signal: source.signal },
+  );
+  return fetched.exitCode === 0;
 }
 
 /**
