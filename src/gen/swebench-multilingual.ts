@@ -50,6 +50,16 @@ export function multilingualScopeOf(
   };
 }
 
+/**
+ * Environment variables lab adds to a repository's install and tests, each for something
+ * upstream's image reaches that this machine cannot; none changes what a test sees. vuejs/core:
+ * puppeteer's install downloads Chrome from Google's storage (unreachable here), and its
+ * instances' tests are vitest unit tests that start no browser.
+ */
+export const MULTILINGUAL_ENV: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  "vuejs/core": { PUPPETEER_SKIP_DOWNLOAD: "true" },
+};
+
 /** The runner a spec's parser reads the output of (karma runs mocha; QUnit's TAP is not mocha's, but no grade reads the field). */
 const RUNNER_OF_PARSER: Readonly<Record<NodeUpstreamLogParser, NodeTestRunner>> = {
   jest: "jest",
@@ -89,7 +99,7 @@ export function multilingualEnvironmentFor(
     kind: "node",
     node,
     runner: RUNNER_OF_PARSER[logParser],
-    env: {},
+    env: { ...MULTILINGUAL_ENV[spec.repo] },
     upstream: {
       install: spec.install,
       build: spec.build,

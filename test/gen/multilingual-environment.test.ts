@@ -20,7 +20,8 @@ describe("a SWE-bench Multilingual row's environment.json", () => {
       kind: "node",
       node: "20.20.2",
       runner: "vitest",
-      env: {},
+      // puppeteer's Chrome download is unreachable here; these tests start no browser.
+      env: { PUPPETEER_SKIP_DOWNLOAD: "true" },
       upstream: {
         install: ["pnpm i"],
         build: ["pnpm run build compiler-sfc"],
