@@ -238,7 +238,17 @@ describe("the plan of a JS task", () => {
     };
     const plan = planGrade(
       task,
-      { ...jsOracle, environment: { ...jsOracle.environment, upstream } },
+      {
+        ...jsOracle,
+        environment: {
+          kind: "node",
+          node: "20.11.1",
+          packageManager: "npm@10.2.4",
+          runner: "jest",
+          env: {},
+          upstream,
+        },
+      },
       { patch: "" },
       options,
     );
