@@ -112,8 +112,10 @@ export async function openNodeGrade(
     LANG: "C.UTF-8",
     LC_ALL: "C.UTF-8",
     TZ: "UTC",
-    // vitest writes missing snapshots unless it sees CI; jest runs with --ci already.
-    CI: "true",
+    // vitest writes missing snapshots unless it sees CI; jest runs with --ci already. Not with
+    // upstream's commands: upstream's script has no CI, and picocolors colours output under CI,
+    // which puts escape codes inside the test ids vitest's verbose lines give its parser.
+    ...(spec.upstream === undefined ? { CI: "true" } : {}),
   };
   const confinement = await confineGrade({
     sandbox: plan.sandbox,
