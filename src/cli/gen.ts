@@ -7,7 +7,13 @@ import {
   referenceProofMs,
   type DatasetName,
 } from "../datasets/index.js";
-import { generateSwebench, proveSuite, writeSwebenchSuiteFiles } from "../gen/index.js";
+import {
+  generateSwebench,
+  multilingualScopeOf,
+  multilingualSpecOf,
+  proveSuite,
+  writeSwebenchSuiteFiles,
+} from "../gen/index.js";
 import { openQueueProver, parseQueueAddress, type QueueProver } from "../queue/index.js";
 import { genRepo, rejectRepoOptions, repoGenOptions } from "./gen-repo.js";
 import { queueOptions } from "./queue-options.js";
@@ -34,7 +40,7 @@ import {
 export const genCommand = defineCommand({
   name: "gen",
   summary:
-    "Generate or prove a suite. `--suite swebench` rebuilds SWE-bench Lite's instances as tasks and keeps only those its gold patch proves (`--suite swebench-verified`: Verified; any suite name with --dataset or --dataset-name); `--from-repo` mines a suite from a repository's merged changes; any other suite has its tasks proven (gold resolves, no change fails). Proofs are written to <suite>/proof.json; rerunning resumes.",
+    "Generate or prove a suite. `--suite swebench` rebuilds SWE-bench Lite's instances as tasks and keeps only those its gold patch proves (`--suite swebench-verified`: Verified; `--suite swebench-multilingual`: SWE-bench Multilingual's JS/TS instances, graded by upstream's own commands; any suite name with --dataset or --dataset-name); `--from-repo` mines a suite from a repository's merged changes; any other suite has its tasks proven (gold resolves, no change fails). Proofs are written to <suite>/proof.json; rerunning resumes.",
   usage: "gen --suite S [options]",
   options: {
     suite: {
@@ -58,7 +64,7 @@ export const genCommand = defineCommand({
       type: "string",
       value: "NAME",
       description:
-        "swebench: lite, verified or full (default: lite; verified for --suite swebench-verified; a resumed suite keeps its own)",
+        "swebench: lite, verified, full or multilingual (default: lite; verified for --suite swebench-verified, multilingual for swebench-multilingual; a resumed suite keeps its own)",
     },
     split: {
       type: "string",
@@ -94,6 +100,12 @@ export const genCommand = defineCommand({
         "Proof runs per instance; one whose outcome flips is dropped (default 2; --from-repo: 3)",
     },
     hints: { type: "boolean", description: "swebench: add the dataset's hints to the prompt" },
+    specs: {
+      type: "string",
+      value: "FILE",
+      description:
+        "swebench-multilingual: upstream's JS/TS specs in the format of lab's data/swebench/multilingual/specs-javascript.json (default: that file)",
+    },
     "skip-known-drops": {
       type: "boolean",
       description:
@@ -127,6 +139,7 @@ export const genCommand = defineCommand({
   lab gen --suite swebench-verified --limit 500                # all of Verified, from GitHub
   lab gen --suite mine --dataset ./my-instances.jsonl           # any SWE-bench-format file
   lab gen --suite swebench --instances psf__requests-2317,pallets__flask-4045
+  lab gen --suite swebench-multilingual --dataset multilingual.parquet --mirrors ~/mirrors   # its JS/TS instances, by upstream's commands
   lab gen --suite flask --from-repo ~/src/flask --limit 20
   lab gen --suite ours --from-repo https://github.com/org/repo.git --since 2024-01-01 --sample 30 --mix small=0.5,medium=0.3,large=0.2
   lab gen --suite swebench --limit 53 --queue redis://:PASSWORD@queue-host:6379
@@ -157,6 +170,7 @@ swebench ships each task it renders to the workers, which fetch its base reposit
 const SWEBENCH_SUITES: Readonly<Record<string, DatasetName>> = {
   swebench: "lite",
   "swebench-verified": "verified",
+  "swebench-multilingual": "multilingual",
 };
 
 /**
@@ -173,7 +187,9 @@ async function swebenchSourceOf(
   const fileArg = stringOption(args, "dataset");
   const nameArg = stringOption(args, "dataset-name");
   if (nameArg !== undefined && !(nameArg in DATASET_NAMES))
-    throw new UsageError(`--dataset-name expects lite, verified or full; got "${nameArg}".`);
+    throw new UsageError(
+      `--dataset-name expects lite, verified, full or multilingual; got "${nameArg}".`,
+    );
   const settings = settingsFrom(args, io);
   const suiteDir = path.join(settings.evalsDir ?? path.join(io.cwd, "evals"), suite);
   const recorded = await readSuiteInfo(suiteLayout(suiteDir).suiteFile);
@@ -232,6 +248,25 @@ async function genSwebench(
     },
   });
   const concurrency = stringOption(args, "concurrency");
+  const environment = environmentOptions(settings, io.signal);
+  // SWE-bench Multilingual: its JS/TS rows, each graded by upstream's own commands.
+  const specsArg = stringOption(args, "specs");
+  if (specsArg !== undefined && source.name !== "multilingual")
+    throw new UsageError(
+      "--specs goes with SWE-bench Multilingual (--suite swebench-multilingual).",
+    );
+  const multilingual =
+    source.name === "multilingual"
+      ? {
+          scope: multilingualScopeOf(
+            specsArg === undefined ? undefined : path.resolve(io.cwd, specsArg),
+          ),
+          specOf: multilingualSpecOf(
+            environment,
+            specsArg === undefined ? undefined : path.resolve(io.cwd, specsArg),
+          ),
+        }
+      : undefined;
   const result = await generateSwebench(
     {
       suiteDir,
@@ -246,6 +281,7 @@ async function genSwebench(
         instances,
         all: flagOption(args, "all"),
         limit: limitArg === undefined ? undefined : parsePositiveInt(limitArg, "--limit"),
+        scope: multilingual?.scope,
       },
       repos: {
         cacheDir: layout.cacheDir,
@@ -254,7 +290,8 @@ async function genSwebench(
         mirrorsDir: mirrors === undefined ? undefined : path.resolve(io.cwd, mirrors),
         signal: io.signal,
       },
-      environment: environmentOptions(settings, io.signal),
+      environment,
+      specOf: multilingual?.specOf,
       validate: !flagOption(args, "no-validate"),
       proofRuns: parsePositiveInt(stringOption(args, "proof-runs") ?? "2", "--proof-runs"),
       hints: flagOption(args, "hints"),

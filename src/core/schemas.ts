@@ -4,6 +4,7 @@ import type {
   JsLogParser,
   LogParser,
   NodeTestRunner,
+  NodeUpstreamLogParser,
   TestDirectiveRule,
 } from "./types.js";
 
@@ -47,6 +48,15 @@ export const testListsSchema = z.object({
   PASS_TO_PASS: z.array(z.string()),
 });
 
+/** The JS log parsers an upstream-mode Node spec names (immutable_js is resolved when the task is made). */
+export const NODE_UPSTREAM_LOG_PARSERS = [
+  "jest",
+  "jest_json",
+  "vitest",
+  "karma",
+  "tap",
+] as const satisfies readonly NodeUpstreamLogParser[];
+
 /** Every NodeTestRunner, for the schema. */
 export const NODE_TEST_RUNNERS = [
   "jest",
@@ -83,6 +93,14 @@ export const nodeEnvironmentSpecSchema = z.object({
     .optional(),
   runner: z.enum(NODE_TEST_RUNNERS),
   env: z.record(z.string(), z.string()).default({}),
+  upstream: z
+    .strictObject({
+      install: z.array(z.string()).min(1, "at least one install command"),
+      build: z.array(z.string()).default([]),
+      testCommands: z.array(z.string()).min(1, "at least one test command"),
+      logParser: z.enum(NODE_UPSTREAM_LOG_PARSERS),
+    })
+    .optional(),
 });
 
 /**

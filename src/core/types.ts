@@ -55,9 +55,32 @@ export interface NodeEnvironmentSpec {
   readonly runner: NodeTestRunner;
   /** Extra environment variables for the install and the test run. */
   readonly env: Readonly<Record<string, string>>;
+  /**
+   * Upstream's own commands instead of lab's frozen install and reporters (SWE-bench
+   * Multilingual; docs/design/node-runtime.md, "Upstream's commands"); absent: lab's.
+   */
+  readonly upstream?: NodeUpstreamCommands | undefined;
 }
 
-/** The Python environment a task is graded in. */
+/** The log parsers an upstream-mode Node spec may name: immutable_js is resolved to its runner's when the task is made. */
+export type NodeUpstreamLogParser = Exclude<JsLogParser, "immutable_js">;
+
+/**
+ * How upstream SWE-bench builds and tests a SWE-bench Multilingual JS/TS instance, its
+ * commands verbatim: the image's install and build, then per grade the test patch, the build
+ * again, each test command, and the instance's log parser.
+ */
+export interface NodeUpstreamCommands {
+  /** Run in the checkout to install it (upstream's `install`), with network. */
+  readonly install: readonly string[];
+  /** Run after the install, and again after the hidden test patch (upstream's `build`). */
+  readonly build: readonly string[];
+  /** Each run as `(command) | cat` between the output markers (upstream's `test_cmd`). */
+  readonly testCommands: readonly string[];
+  /** Upstream's parser of the instance's log, which named its FAIL_TO_PASS and PASS_TO_PASS. */
+  readonly logParser: NodeUpstreamLogParser;
+}
+
 export interface PythonEnvironmentSpec {
   /** Absent or "python": every spec written before Node's has no kind. */
   readonly kind?: "python" | undefined;

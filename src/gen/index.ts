@@ -3,6 +3,12 @@ export { proveSuite } from "./prove-suite.js";
 export { generateSwebench, type SwebenchGenResult } from "./swebench.js";
 export { writeSwebenchSuiteFiles } from "./swebench-suite-files.js";
 export {
+  MULTILINGUAL_NODE_DAY,
+  multilingualEnvironmentFor,
+  multilingualScopeOf,
+  multilingualSpecOf,
+} from "./swebench-multilingual.js";
+export {
   DIMENSIONS,
   generateRepoSuite,
   parseMix,

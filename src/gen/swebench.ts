@@ -8,6 +8,7 @@ import {
   isLabError,
   runPool,
   type DropCategory,
+  type EnvironmentSpec,
   type Oracle,
   type Reporter,
   type SwebenchProof,
@@ -58,6 +59,11 @@ export interface SwebenchGenOptions {
   readonly repoConcurrency?: number | undefined;
   /** Where environments come from; default: lab's transcription of upstream's specs. */
   readonly environmentOf?: (row: SwebenchRow) => EnvironmentEntry | null;
+  /**
+   * A row's whole environment spec, in place of `environmentOf` (SWE-bench Multilingual's Node
+   * specs: `multilingualEnvironmentOf`); null or a thrown error drops the row as no_environment.
+   */
+  readonly specOf?: ((row: SwebenchRow) => Promise<EnvironmentSpec | null>) | undefined;
   /** What the gen takes from lab's ledger: instances to leave out, reference proof times. */
   readonly ledger?: LedgerUse | undefined;
 }
@@ -163,7 +169,7 @@ export async function generateSwebench(
     dataset.rows.length > 0 && dataset.rows.every((row) => isLiteInstance(row.instance_id));
   const environmentOf =
     options.environmentOf ?? ((of: SwebenchRow) => environmentFor(of.instance_id));
-  if (options.validate) {
+  if (options.validate && options.specOf === undefined) {
     // Before any proof: the builds need these on the host (lab installs them as root).
     const packages = chosen.flatMap(
       (row) => (hasSource(options.repos, row.repo) ? environmentOf(row)?.debianPackages : []) ?? [],
@@ -225,9 +231,24 @@ export async function generateSwebench(
       await rm(layout.oracleDir(id), { recursive: true, force: true });
       finish(id, false, `${id}: dropped: ${reason}`);
     };
-    const entry = environmentOf(row);
-    if (entry === null)
-      return drop("no_environment", `lab has no environment spec for ${row.repo} ${row.version}`);
+    let environment: EnvironmentSpec;
+    if (options.specOf !== undefined) {
+      let spec: EnvironmentSpec | null;
+      try {
+        spec = await options.specOf(row);
+      } catch (error) {
+        if (options.signal.aborted) throw error;
+        return drop("no_environment", errorMessage(error));
+      }
+      if (spec === null)
+        return drop("no_environment", `lab has no environment spec for ${row.repo} ${row.version}`);
+      environment = spec;
+    } else {
+      const entry = environmentOf(row);
+      if (entry === null)
+        return drop("no_environment", `lab has no environment spec for ${row.repo} ${row.version}`);
+      environment = pythonEnvironmentOf(entry);
+    }
     if (!hasSource(options.repos, row.repo))
       return drop(
         "no_mirror",
@@ -236,29 +257,6 @@ export async function generateSwebench(
     const lists = (isLite ? testListsFor(id) : null) ?? {
       FAIL_TO_PASS: row.FAIL_TO_PASS,
       PASS_TO_PASS: row.PASS_TO_PASS,
-    };
-    const environment = {
-      python: entry.python,
-      pins: entry.pins,
-      pinsInstallArgs: entry.pinsInstallArgs,
-      ...(entry.pinsBuildConstraints === undefined
-        ? {}
-        : { pinsBuildConstraints: entry.pinsBuildConstraints }),
-      preInstall: entry.preInstall,
-      install: [entry.install, ...entry.installArgs].join(" "),
-      testCommand: entry.testCommand,
-      env: entry.env,
-      logParser: entry.logParser,
-      services: entry.services,
-      ...(entry.testDirectiveRule === undefined
-        ? {}
-        : { testDirectiveRule: entry.testDirectiveRule }),
-      ...(entry.debianPackages === undefined || entry.debianPackages.length === 0
-        ? {}
-        : { debianPackages: entry.debianPackages }),
-      ...(entry.preTest === undefined || entry.preTest.length === 0
-        ? {}
-        : { preTest: entry.preTest }),
     };
     reporter.emit({ type: "proof:task:phase", taskId: id, phase: "fetch" });
     let baseRepo: string;
@@ -397,6 +395,33 @@ export async function generateSwebench(
 }
 
 type DropInstanceCategory = DroppedInstance["category"];
+
+/** A Python row's environment.json, from its transcribed entry. */
+function pythonEnvironmentOf(entry: EnvironmentEntry): EnvironmentSpec {
+  return {
+    python: entry.python,
+    pins: entry.pins,
+    pinsInstallArgs: entry.pinsInstallArgs,
+    ...(entry.pinsBuildConstraints === undefined
+      ? {}
+      : { pinsBuildConstraints: entry.pinsBuildConstraints }),
+    preInstall: entry.preInstall,
+    install: [entry.install, ...entry.installArgs].join(" "),
+    testCommand: entry.testCommand,
+    env: entry.env,
+    logParser: entry.logParser,
+    services: entry.services,
+    ...(entry.testDirectiveRule === undefined
+      ? {}
+      : { testDirectiveRule: entry.testDirectiveRule }),
+    ...(entry.debianPackages === undefined || entry.debianPackages.length === 0
+      ? {}
+      : { debianPackages: entry.debianPackages }),
+    ...(entry.preTest === undefined || entry.preTest.length === 0
+      ? {}
+      : { preTest: entry.preTest }),
+  };
+}
 
 async function readGoldLogs(suiteDir: string, id: string, runs: number): Promise<string[]> {
   const logs: string[] = [];

@@ -42,7 +42,7 @@ export async function openGradeSession(
   if (isNodePlan(plan)) {
     const open = await timer.timed("environment", () => openNodeGrade(plan, signal));
     await log(open.confinement.note);
-    await log(describeNodeToolchain(open));
+    await log(describeNodeToolchain(open, plan.js.upstream));
     return {
       key: open.key,
       gitEnv: open.gitEnv,

@@ -28,3 +28,4 @@ export { withGoldCheckout, type GoldCheckout } from "./gold-checkout.js";
 export { judgeTestLog, rejudgeGrade, type RejudgeInput, type Verdict } from "./judge.js";
 export { readGradingLog } from "./test-run.js";
 export { jsTestRunnerFor, type JsRunnerDetection } from "./js/index.js";
+export { immutableJsParser } from "./parse-log-js.js";

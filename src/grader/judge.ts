@@ -4,12 +4,13 @@
  * grade judged again from its grader.log (`rejudgeGrade`, `lab regrade`), so both give the
  * same verdict on the same log. See docs/design/runs-and-resume.md ("Regrade").
  */
-import type {
-  Grade,
-  GradeCanaries,
-  GradeTestEnd,
-  SandboxExecResult,
-  TestStatus,
+import {
+  NODE_UPSTREAM_LOG_PARSERS,
+  type Grade,
+  type GradeCanaries,
+  type GradeTestEnd,
+  type SandboxExecResult,
+  type TestStatus,
 } from "../core/index.js";
 import { checkCanaries, type PlantedCanaries } from "./canaries.js";
 import { checkSuspiciousOutput, evaluateTests } from "./evaluate.js";
@@ -94,7 +95,14 @@ export function judgeTestLog(input: JudgeInput): Verdict {
     ? null
     : testRun.exitCode === null
       ? `the test process was killed by ${String(testRun.signal)}`
-      : checkSuspiciousOutput({ statuses: withCanaries, testExitCode: testRun.exitCode, log });
+      : checkSuspiciousOutput({
+          statuses: withCanaries,
+          // Upstream's JS commands are wrapped (`timeout 10s npx mocha`, `| cat`), so their exit
+          // status is not the runner's verdict: axios-4738's mocha hangs after its last test and
+          // `timeout` ends it with 124. Upstream never reads it; nor does lab for these parsers.
+          testExitCode: isUpstreamJsParser(input.parser) ? null : testRun.exitCode,
+          log,
+        });
   const reason = testRun.timedOut
     ? `the tests timed out after ${String(Math.round(testRun.timeoutMs / 1000))} s`
     : overLimit !== null
@@ -120,6 +128,11 @@ export function judgeTestLog(input: JudgeInput): Verdict {
     passToPass: verdicts.passToPass,
     tampering,
   };
+}
+
+/** Whether a parser is one of upstream's JS parsers: a grade by upstream's own commands. */
+function isUpstreamJsParser(parser: TestLogParser): boolean {
+  return (NODE_UPSTREAM_LOG_PARSERS as readonly string[]).includes(parser);
 }
 
 /** An unresolved grade's reason, naming what the work tree held that the change left out. */

@@ -5,7 +5,7 @@
  * (`nodeInstallInputs`). See docs/design/node-runtime.md ("How a JS task is graded").
  */
 import { existsSync } from "node:fs";
-import { appendFile, mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { LabError, quoteShell, type PhaseTimer } from "../core/index.js";
 import { nodeCacheDir, nodeInstallInputs, nodeInstallKey } from "../environment/index.js";
@@ -45,12 +45,15 @@ export async function installNodeProject(
   const choice = await timer.timed("layer", () => chooseNodeInstall(plan, open, signal));
   return timer.timed("install", async () => {
     if ("dir" in choice) {
-      await removeInside(plan.places.repo, "node_modules");
-      const copied = await copyTree(
-        path.join(choice.dir, "node_modules"),
-        path.join(plan.places.repo, "node_modules"),
-        signal,
-      );
+      let copied: string | null = null;
+      for (const folder of await listNodeModulesFolders(choice.dir)) {
+        await removeInside(plan.places.repo, folder);
+        copied ??= await copyTree(
+          path.join(choice.dir, folder),
+          path.join(plan.places.repo, folder),
+          signal,
+        );
+      }
       if (copied === null) {
         await log(
           `lab: the change leaves the install's inputs alone, so the base commit's install (node install ${choice.key}) is copied in`,
@@ -72,19 +75,46 @@ async function runNodeInstall(
   open: NodeOpenGrade,
   signal: AbortSignal | undefined,
 ): Promise<boolean> {
-  const command = open.choice.install.map(quoteShell).join(" ");
-  return open.confinement.phase([], async (sandbox) => {
-    const result = await sandbox.exec(["bash", "-c", installScript([command])], {
-      cwd: plan.places.repo,
-      env: open.runEnv,
-      timeoutMs: plan.limits.installMs,
-      logFile: plan.places.logFile,
-      signal,
+  const { upstream } = plan.js;
+  const run = (commands: readonly string[]): Promise<boolean> =>
+    open.confinement.phase([], async (sandbox) => {
+      const result = await sandbox.exec(["bash", "-c", installScript(commands)], {
+        cwd: plan.places.repo,
+        env: { ...open.runEnv, ...unlockedResolution(plan, open) },
+        timeoutMs: plan.limits.installMs,
+        logFile: plan.places.logFile,
+        signal,
+      });
+      if (result.aborted)
+        throw new LabError("CANCELLED", "Cancelled while installing the project.");
+      if (result.timedOut) await appendFile(plan.places.logFile, "lab: the install timed out\n");
+      return result.exitCode === 0;
     });
-    if (result.aborted) throw new LabError("CANCELLED", "Cancelled while installing the project.");
-    if (result.timedOut) await appendFile(plan.places.logFile, "lab: the install timed out\n");
-    return result.exitCode === 0;
-  });
+  if (upstream === null) return run([open.choice.install.map(quoteShell).join(" ")]);
+  if (!(await run(upstream.install))) return false;
+  // Upstream's image builds after the install. Only node_modules is kept, and the build runs
+  // again after the test patch, so a failed build (immutable-js's stats step asks
+  // bundlephobia.com, unreachable here) does not fail the install; the tests show its effect.
+  if (upstream.build.length > 0 && !(await run(upstream.build)))
+    await appendFile(
+      plan.places.logFile,
+      "lab: the build failed; the install stands (only node_modules is kept, and the build runs again after the test patch)\n",
+    );
+  return true;
+}
+
+/**
+ * Upstream's `npm install` of a project without a lockfile resolves its dependencies as of the
+ * grade; lab resolves them as of the instance's day instead (npm's `before`), so every grade of
+ * the task installs the same tree. Other managers have no such setting (nor do these projects
+ * lack a lockfile); a project with a lockfile follows it.
+ */
+function unlockedResolution(plan: NodeGradingPlan, open: NodeOpenGrade): Record<string, string> {
+  const createdAt = plan.task.info.metadata.createdAt;
+  if (plan.js.upstream === null || open.choice.lockfile !== null || open.manager.name !== "npm")
+    return {};
+  if (typeof createdAt !== "string" || Number.isNaN(Date.parse(createdAt))) return {};
+  return { npm_config_before: new Date(createdAt).toISOString() };
 }
 
 /** The cached install a grade can copy in, made now if need be, or why it installs itself. */
@@ -106,6 +136,9 @@ async function chooseNodeInstall(
     { name: open.manager.name, version: open.manager.version },
     files[choice.lockfile] ?? null,
     files["package.json"] ?? null,
+    plan.js.upstream === null
+      ? undefined
+      : [...plan.js.upstream.install, ...plan.js.upstream.build],
   );
   const dir = path.join(nodeInstallsDir(plan.machine.cacheDir), key);
   if (!existsSync(path.join(dir, COMPLETE))) {
@@ -155,10 +188,17 @@ async function buildNodeInstall(
     const open = await openNodeGrade(base, signal);
     if (!(await runNodeInstall(base, open, signal))) return;
     await mkdir(staging, { recursive: true });
-    const modules = path.join(base.places.repo, "node_modules");
-    if (existsSync(modules)) {
-      const failed = await copyTree(modules, path.join(staging, "node_modules"), signal);
-      if (failed !== null) throw new Error(failed);
+    const folders = await listNodeModulesFolders(base.places.repo);
+    if (folders.length > 0) {
+      for (const folder of folders) {
+        await mkdir(path.dirname(path.join(staging, folder)), { recursive: true });
+        const failed = await copyTree(
+          path.join(base.places.repo, folder),
+          path.join(staging, folder),
+          signal,
+        );
+        if (failed !== null) throw new Error(failed);
+      }
     } else if (existsSync(path.join(base.places.repo, ".pnp.cjs"))) {
       // yarn berry's Plug'n'Play keeps no node_modules: nothing of it can be copied in.
       await writeFile(path.join(staging, UNUSABLE), "Plug'n'Play installs are not kept\n");
@@ -176,6 +216,31 @@ async function buildNodeInstall(
     await rm(staging, { recursive: true, force: true });
     await rm(base.places.scratchDir, { recursive: true, force: true });
   }
+}
+
+/** How deep a workspace package's `node_modules` is looked for (`packages/a/b/node_modules`). */
+const NODE_MODULES_DEPTH = 4;
+
+/**
+ * The `node_modules` folders of an installed checkout (or of a cached install), relative:
+ * the root's, and a workspace package's (pnpm links each package's dependencies in its own),
+ * never one inside another or under `.git`.
+ */
+export async function listNodeModulesFolders(root: string): Promise<string[]> {
+  const found: string[] = [];
+  const walk = async (relative: string, depth: number): Promise<void> => {
+    const entries = await readdir(path.join(root, relative), { withFileTypes: true }).catch(
+      () => [],
+    );
+    for (const entry of entries) {
+      if (!entry.isDirectory() || entry.name === ".git") continue;
+      const child = relative === "" ? entry.name : `${relative}/${entry.name}`;
+      if (entry.name === "node_modules") found.push(child);
+      else if (depth < NODE_MODULES_DEPTH) await walk(child, depth + 1);
+    }
+  };
+  await walk("", 0);
+  return found.sort();
 }
 
 /**

@@ -11,7 +11,7 @@ import {
   type NpmHost,
   type PackageManagerChoice,
 } from "../environment/index.js";
-import { LabError, type NodeEnvironmentSpec } from "../core/index.js";
+import { LabError, type NodeEnvironmentSpec, type NodeUpstreamCommands } from "../core/index.js";
 import { confineGrade, pathsNamedBy, type GradeConfinement } from "./grade-sandbox.js";
 import type { NodeGradingPlan } from "./plan.js";
 
@@ -119,8 +119,10 @@ export async function openNodeGrade(
     LANG: "C.UTF-8",
     LC_ALL: "C.UTF-8",
     TZ: "UTC",
-    // vitest writes missing snapshots unless it sees CI; jest runs with --ci already.
-    CI: "true",
+    // vitest writes missing snapshots unless it sees CI; jest runs with --ci already. Not with
+    // upstream's commands: upstream's script has no CI, and picocolors colours output under CI,
+    // which puts escape codes inside the test ids vitest's verbose lines give its parser.
+    ...(spec.upstream === undefined ? { CI: "true" } : {}),
   };
   const confinement = await confineGrade({
     sandbox: plan.sandbox,
@@ -156,9 +158,15 @@ export async function openNodeGrade(
 }
 
 /** One line for grader.log: the Node, the package manager and its install, with notes. */
-export function describeNodeToolchain(open: NodeOpenGrade): string {
+export function describeNodeToolchain(
+  open: NodeOpenGrade,
+  upstream: NodeUpstreamCommands | null = null,
+): string {
   const { runtime, manager, choice } = open;
-  const install = `${choice.install.join(" ")}${choice.lockfile === null ? "" : ` (frozen from ${choice.lockfile})`}`;
+  const install =
+    upstream === null
+      ? `${choice.install.join(" ")}${choice.lockfile === null ? "" : ` (frozen from ${choice.lockfile})`}`
+      : `upstream's ${[...upstream.install, ...upstream.build].join(" && ")} (${choice.lockfile === null ? "no lockfile" : `over ${choice.lockfile}`})`;
   const from = choice.versionFrom === null ? "" : `, version from ${choice.versionFrom}`;
   const notes = choice.notes.length === 0 ? "" : `; ${choice.notes.join("; ")}`;
   return `lab: Node ${runtime.version}${runtime.fetched ? " (fetched)" : ""}, ${manager.name} ${manager.version} (${manager.spec}${from}); install: ${install}${notes}`;

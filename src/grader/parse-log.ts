@@ -23,10 +23,11 @@ import { splitOnWhitespace } from "./python-text.js";
 export type { JsLogParser, LogParser } from "../core/index.js";
 
 /**
- * What reads a grade's test log: one of upstream's Python parsers, or "js-results", lab's copy of
- * a JS runner's results file in the log (`js/results-log.ts`), for the Node tasks lab makes.
+ * What reads a grade's test log: one of upstream's Python parsers, "js-results", lab's copy of
+ * a JS runner's results file in the log (`js/results-log.ts`), for the Node tasks lab makes, or
+ * one of upstream's JS parsers, for a Node task graded by upstream's own commands.
  */
-export type TestLogParser = LogParser | "js-results";
+export type TestLogParser = LogParser | "js-results" | Exclude<JsLogParser, "immutable_js">;
 
 /** Logged just before the test command runs; upstream's eval script prints it via xtrace. */
 export const TEST_OUTPUT_START = ">>>>> Start Test Output";

@@ -6,6 +6,7 @@ import {
   type EnvironmentSpec,
   type NodeEnvironmentSpec,
   type NodeTestRunner,
+  type NodeUpstreamCommands,
   type Oracle,
   type PatchFile,
   type PythonEnvironmentSpec,
@@ -143,6 +144,11 @@ export interface JsTestPlan {
   readonly testFiles: readonly string[];
   /** Where the runner writes its results (in the grade's /tmp), copied into the log after. */
   readonly resultsPath: string;
+  /**
+   * Upstream's own commands (the spec's `upstream`): its install and build, its test commands
+   * and its parser, in place of lab's frozen install, reporters and results; else null.
+   */
+  readonly upstream: NodeUpstreamCommands | null;
 }
 
 /** The plan of a Python task's grade. */
@@ -164,9 +170,10 @@ export function isPythonPlan(plan: GradingPlan): plan is PythonGradingPlan {
   return plan.environment.kind !== "node";
 }
 
-/** The parser of a task's test log: upstream's for Python, lab's JS results for Node. */
+/** The parser of a task's test log: upstream's for Python and for upstream-mode Node, else lab's JS results. */
 export function testLogParserOf(spec: EnvironmentSpec): TestLogParser {
-  return spec.kind === "node" ? "js-results" : spec.logParser;
+  if (spec.kind === "node") return spec.upstream?.logParser ?? "js-results";
+  return spec.logParser;
 }
 
 /**
@@ -245,6 +252,9 @@ export function planGrade(
  * package manager (chosen from its files once checked out), reused from lab's cache when the
  * change leaves the install's inputs alone; only the hidden test files run, with the runner's
  * machine-readable reporter; canaries copied from the hidden test files' own tests (js/canaries.ts).
+ * With the spec's `upstream`, upstream's commands instead: its install and build (the install
+ * reused as lab's is), the build again after the test patch, its test commands and its parser;
+ * no canaries (UPSTREAM_NO_CANARIES).
  */
 function planNodeGrade(
   task: Pick<Task, "suite" | "dir" | "oracleDir" | "info">,
@@ -256,7 +266,11 @@ function planNodeGrade(
   const places = placesUnder(options.scratchDir, options.logFile);
   const testFiles = jsTestFilesOf(oracle.testPatch);
   const resultsPath = path.join(places.tmp, "lab-js-results");
-  const testCommand = jsTestCommand(spec.runner, testFiles, resultsPath);
+  const upstream = spec.upstream ?? null;
+  const testCommand =
+    upstream === null
+      ? jsTestCommand(spec.runner, testFiles, resultsPath)
+      : upstreamTestScript(upstream.testCommands);
   return {
     task,
     change,
@@ -264,22 +278,28 @@ function planNodeGrade(
     environment: spec,
     install: {
       preInstall: [],
-      command: `${spec.packageManager ?? "the project's package manager"}, frozen from its lockfile`,
+      command:
+        upstream === null
+          ? `${spec.packageManager ?? "the project's package manager"}, frozen from its lockfile`
+          : [...upstream.install, ...upstream.build].join(" && "),
       reuse: { allowed: true },
     },
     resetFiles: listPatchFiles(oracle.testPatch),
     testPatch: oracle.testPatch,
     testCommand,
-    preTest: [],
-    parser: "js-results",
-    js: { runner: spec.runner, testFiles, resultsPath },
-    canaries: planCanaries(
-      { testCommand, logParser: spec.runner },
-      testFiles,
-      options.canaries !== false,
-      [],
-      oracle.failToPass,
-    ),
+    preTest: upstream?.build ?? [],
+    parser: upstream?.logParser ?? "js-results",
+    js: { runner: spec.runner, testFiles, resultsPath, upstream },
+    canaries:
+      upstream === null
+        ? planCanaries(
+            { testCommand, logParser: spec.runner },
+            testFiles,
+            options.canaries !== false,
+            [],
+            oracle.failToPass,
+          )
+        : { style: null, why: UPSTREAM_NO_CANARIES },
     services: [],
     failToPass: oracle.failToPass,
     passToPass: oracle.passToPass,
@@ -293,6 +313,24 @@ function planNodeGrade(
     sandbox: options.sandbox,
     keepScratch: options.keepScratch === true,
   };
+}
+
+/**
+ * Why a grade by upstream's commands has no canaries: lab's JS canaries are judged by the ids of
+ * lab's own reporters, while here upstream's parsers name the tests (jest's bare titles, TAP's
+ * flattened ones, jq's lines), and upstream's commands pick tests by title (`-g`, `-t`), so a
+ * planted copy may never run (docs/design/canaries.md, "Known limits").
+ */
+export const UPSTREAM_NO_CANARIES =
+  "upstream's commands and parser name the tests, not lab's reporters, which canaries are judged by";
+
+/**
+ * Upstream's test commands as one bash script, each as its eval script runs it: `(command) |
+ * cat`, so no runner sees a TTY, under `set -uo pipefail` (upstream's `-x` tracing is lab's `+`
+ * line), the exit status the last command's.
+ */
+export function upstreamTestScript(commands: readonly string[]): string {
+  return ["set -uo pipefail", ...commands.map((command) => `(${command}) | cat`)].join("\n");
 }
 
 /** A grade's places under one scratch folder. */
@@ -322,16 +360,18 @@ export function describePlan(plan: GradingPlan): string {
       : `  environment: Python ${spec.python}, ${String(spec.pins.length)} pin(s)`,
     `  pre-install: ${install.preInstall.length === 0 ? "none" : `${String(install.preInstall.length)} step(s), run before the change is applied`}`,
     `  apply: ${plan.apply.map((method) => method.join(" ")).join("; then ")}`,
-    spec.kind === "node"
-      ? `  install: ${install.command} (the base commit's node_modules, cached by Node, package manager and lockfile, is copied in when the applied change leaves package.json, the lockfiles and the manager's settings alone)`
-      : `  install: ${install.command} (${install.reuse.allowed ? "the base commit's install is reused when the applied change leaves it alone" : `always fresh: ${install.reuse.why}`})`,
+    spec.kind === "node" && spec.upstream !== undefined
+      ? `  install: upstream's ${install.command} (the base commit's node_modules folders, cached by Node, package manager, lockfile and these commands, are copied in when the applied change leaves package.json, the lockfiles and the manager's settings alone)`
+      : spec.kind === "node"
+        ? `  install: ${install.command} (the base commit's node_modules, cached by Node, package manager and lockfile, is copied in when the applied change leaves package.json, the lockfiles and the manager's settings alone)`
+        : `  install: ${install.command} (${install.reuse.allowed ? "the base commit's install is reused when the applied change leaves it alone" : `always fresh: ${install.reuse.why}`})`,
     `  reset: ${plan.resetFiles.length === 0 ? "nothing" : plan.resetFiles.map((file) => `${file.path}${file.isNew ? " (new)" : ""}`).join(", ")}`,
     ...(plan.preTest.length === 0 ? [] : [`  pre-test: ${plan.preTest.join("; ")}`]),
     // A JS command carries lab's reporter's source: the log's `+` line shows it whole.
-    plan.js === null
-      ? `  tests: ${plan.testCommand}`
+    plan.js === null || plan.js.upstream !== null
+      ? `  tests: ${plan.js?.upstream?.testCommands.join("; then ") ?? plan.testCommand}`
       : `  tests: ${plan.js.runner} on ${plan.js.testFiles.join(", ")} only, its results written to ${plan.js.resultsPath}`,
-    `  parser: ${plan.js === null ? plan.parser : `lab's ${plan.js.runner} results (${String(plan.js.testFiles.length)} test file(s))`}; ${String(plan.failToPass.length)} FAIL_TO_PASS, ${String(plan.passToPass.length)} PASS_TO_PASS`,
+    `  parser: ${plan.js === null ? plan.parser : plan.js.upstream !== null ? `upstream's parse_log_${plan.js.upstream.logParser}` : `lab's ${plan.js.runner} results (${String(plan.js.testFiles.length)} test file(s))`}; ${String(plan.failToPass.length)} FAIL_TO_PASS, ${String(plan.passToPass.length)} PASS_TO_PASS`,
     `  canaries: ${describeCanaryPlan(plan.canaries)}`,
     ...(plan.services.length === 0 ? [] : [`  services: ${plan.services.join(", ")}`]),
     `  limits: setup ${seconds(plan.limits.setupMs)}, each install ${seconds(plan.limits.installMs)}, tests ${seconds(plan.limits.testMs)}`,

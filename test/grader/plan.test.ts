@@ -212,6 +212,7 @@ describe("the plan of a JS task", () => {
       runner: "jest",
       testFiles: ["test/add.test.js"],
       resultsPath: "/scratch/grade/tmp/lab-js-results",
+      upstream: null,
     });
     expect(plan.parser).toBe("js-results");
     expect(plan.testCommand).toContain("--runTestsByPath test/add.test.js");
@@ -226,5 +227,46 @@ describe("the plan of a JS task", () => {
     expect(text).toContain(
       "#   reset: test/add.test.js (new), test/fixtures/data.json (new), test/old.test.js\n",
     );
+  });
+
+  it("runs upstream's commands with upstream's parser when the spec has them, and plants no canaries", () => {
+    const upstream = {
+      install: ["npm install"],
+      build: ["npm run build"],
+      testCommands: ["npx jest __tests__/Range.ts --verbose"],
+      logParser: "jest" as const,
+    };
+    const plan = planGrade(
+      task,
+      {
+        ...jsOracle,
+        environment: {
+          kind: "node",
+          node: "20.11.1",
+          packageManager: "npm@10.2.4",
+          runner: "jest",
+          env: {},
+          upstream,
+        },
+      },
+      { patch: "" },
+      options,
+    );
+    expect(plan.js?.upstream).toEqual(upstream);
+    expect(plan.parser).toBe("jest");
+    expect(plan.testCommand).toBe(
+      "set -uo pipefail\n(npx jest __tests__/Range.ts --verbose) | cat",
+    );
+    expect(plan.preTest).toEqual(["npm run build"]);
+    expect(plan.canaries).toEqual({
+      style: null,
+      why: "upstream's commands and parser name the tests, not lab's reporters, which canaries are judged by",
+    });
+    const text = describePlan(plan);
+    expect(text).toContain("#   tests: npx jest __tests__/Range.ts --verbose\n");
+    expect(text).toContain(
+      "#   parser: upstream's parse_log_jest; 1 FAIL_TO_PASS, 0 PASS_TO_PASS\n",
+    );
+    expect(text).toContain("#   install: upstream's npm install && npm run build (");
   });
 });

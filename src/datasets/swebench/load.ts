@@ -9,6 +9,7 @@ export const DATASET_NAMES = {
   lite: "SWE-bench/SWE-bench_Lite",
   verified: "SWE-bench/SWE-bench_Verified",
   full: "SWE-bench/SWE-bench",
+  multilingual: "SWE-bench/SWE-bench_Multilingual",
 } as const;
 
 /** A dataset name given to --dataset-name. */

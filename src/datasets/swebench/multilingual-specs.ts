@@ -105,12 +105,14 @@ export interface MultilingualSpec {
   readonly notes: readonly string[];
 }
 
-let specsFile: z.output<typeof specsFileSchema> | null = null;
+/** lab's own specs file. */
+export const MULTILINGUAL_SPECS_FILE = path.join(MULTILINGUAL_DATA_DIR, "specs-javascript.json");
+
+const specsFiles = new Map<string, z.output<typeof specsFileSchema>>();
 let languagesFile: z.output<typeof languagesFileSchema> | null = null;
 
-/** Reads and checks one of the folder's files. */
-function readDataFile<T extends z.ZodType>(name: string, schema: T): z.output<T> {
-  const file = path.join(MULTILINGUAL_DATA_DIR, name);
+/** Reads and checks one of the folder's files (or a specs file in its format). */
+function readDataFile<T extends z.ZodType>(file: string, schema: T): z.output<T> {
   if (!existsSync(file)) {
     throw new LabError(
       "DATASET_NOT_FOUND",
@@ -133,12 +135,14 @@ function readDataFile<T extends z.ZodType>(name: string, schema: T): z.output<T>
  * The spec of a SWE-bench Multilingual instance, by its repository and version (a dataset row
  * fits). Throws a LabError naming what is missing: a repository of a language lab does not
  * support here (and why), a repository not in the dataset, or a version lab has no spec for.
+ * `file`: another specs file in the same format (lab's own by default; tests give their own).
  */
-export function multilingualSpecFor(instance: {
-  readonly repo: string;
-  readonly version: string;
-}): MultilingualSpec {
-  specsFile ??= readDataFile("specs-javascript.json", specsFileSchema);
+export function multilingualSpecFor(
+  instance: { readonly repo: string; readonly version: string },
+  file: string = MULTILINGUAL_SPECS_FILE,
+): MultilingualSpec {
+  const specsFile = specsFiles.get(file) ?? readDataFile(file, specsFileSchema);
+  specsFiles.set(file, specsFile);
   const { repo, version } = instance;
   const entry = specsFile.repos[repo];
   if (entry === undefined) throw missingRepo(repo, Object.keys(specsFile.repos));
@@ -174,7 +178,10 @@ export function multilingualSpecFor(instance: {
 
 /** The error for a repository without specs: another language's (and why), or none of the dataset's. */
 function missingRepo(repo: string, supported: readonly string[]): LabError {
-  languagesFile ??= readDataFile("languages.json", languagesFileSchema);
+  languagesFile ??= readDataFile(
+    path.join(MULTILINGUAL_DATA_DIR, "languages.json"),
+    languagesFileSchema,
+  );
   const language = Object.values(languagesFile.languages).find((entry) => repo in entry.repos);
   const hint = `lab's SWE-bench Multilingual repositories are ${supported.join(", ")} (${README}).`;
   if (language === undefined) {

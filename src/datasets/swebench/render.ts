@@ -1,6 +1,6 @@
 import { chmod, mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { PythonEnvironmentSpec, TaskInfo } from "../../core/index.js";
+import type { EnvironmentSpec, TaskInfo } from "../../core/index.js";
 import { measureDifficulty } from "../difficulty.js";
 import {
   CACHE_FROM_TASK_DIR,
@@ -69,7 +69,7 @@ fi
 /** What gets written for one instance. */
 export interface RenderedTask {
   readonly info: TaskInfo;
-  readonly environment: PythonEnvironmentSpec;
+  readonly environment: EnvironmentSpec;
   readonly failToPass: readonly string[];
   readonly passToPass: readonly string[];
 }

@@ -28,8 +28,13 @@ export interface Selection {
   readonly instances?: readonly string[] | undefined;
   /** Drop the allowlist: every instance goes to the proof. */
   readonly all: boolean;
-  /** How many to take, spread over the repositories; undefined with `all` or `instances` means every one. */
+  /** How many to take, spread over the repositories; undefined with `all`, `instances` or `scope` means every one. */
   readonly limit?: number | undefined;
+  /**
+   * Why a row is out of the tier's scope, or null when it is in; default: SWE-bench's Python
+   * repositories (SWEBENCH_REPOS). SWE-bench Multilingual's scope is its JS/TS repositories.
+   */
+  readonly scope?: ((row: SwebenchRow) => string | null) | undefined;
 }
 
 /** The default sample: one instance per repository, so a first try is quick. */
@@ -65,15 +70,19 @@ export function selectRows(
   const inScope = rows.filter((row) => {
     if (selection.all) return true;
     const reason =
-      SKIPPED_REPOS[row.repo] ??
-      ((SWEBENCH_REPOS as readonly string[]).includes(row.repo)
-        ? null
-        : `lab has no environments for ${row.repo} (pass --all to let the proof decide)`);
+      selection.scope !== undefined
+        ? selection.scope(row)
+        : (SKIPPED_REPOS[row.repo] ??
+          ((SWEBENCH_REPOS as readonly string[]).includes(row.repo)
+            ? null
+            : `lab has no environments for ${row.repo} (pass --all to let the proof decide)`));
     if (reason !== null)
       skipped.push({ instanceId: row.instance_id, reason, category: "out_of_scope" });
     return reason === null;
   });
-  const limit = selection.limit ?? (selection.all ? undefined : DEFAULT_SAMPLE);
+  const limit =
+    selection.limit ??
+    (selection.all || selection.scope !== undefined ? undefined : DEFAULT_SAMPLE);
   if (limit === undefined || limit >= inScope.length)
     return { chosen: inScope, skipped, unknown: [] };
   const byRepo = new Map<string, SwebenchRow[]>();

@@ -9,16 +9,26 @@ const NODE_INSTALL_LAYOUT = 1;
  * workspaces the install also follows, when given). Two grades with the same key install the
  * same tree, so one install can serve both. Without a lockfile (`npm install`) the key still
  * names the inputs, but the registry may answer differently later: reuse such an install only
- * within one base commit's grades.
+ * within one base commit's grades. `commands`: upstream's install and build, when a task runs
+ * those instead of the frozen install (keys without them are unchanged).
  */
 export function nodeInstallKey(
   runtimeVersion: string,
   manager: { readonly name: string; readonly version: string },
   lockfileBytes: Uint8Array | string | null,
   packageJsonBytes: Uint8Array | string | null = null,
+  commands?: readonly string[],
 ): string {
   const hash = createHash("sha256");
-  hash.update(JSON.stringify({ layout: NODE_INSTALL_LAYOUT, node: runtimeVersion, manager }));
+  hash.update(
+    JSON.stringify({
+      layout: NODE_INSTALL_LAYOUT,
+      node: runtimeVersion,
+      manager,
+      // Upstream's own install and build commands, when a task runs them instead of lab's.
+      ...(commands === undefined ? {} : { commands }),
+    }),
+  );
   // Lengths first, so no split of the bytes between the two fields gives another's key.
   for (const bytes of [lockfileBytes, packageJsonBytes]) {
     const buffer = bytes === null ? null : Buffer.from(bytes);

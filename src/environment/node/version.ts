@@ -192,3 +192,29 @@ function unsatisfied(where: string, spec: string, releases: readonly NodeRelease
     },
   );
 }
+
+/**
+ * The exact Node of a spec that states a major line ("20") as of a day: the newest release of
+ * that line that came out before `day` (YYYY-MM-DD); an exact version ("20.11.1") is itself.
+ * Null when no release of the line came out before the day (or the exact version is unknown).
+ * SWE-bench Multilingual's specs state a major, and upstream's image takes NodeSource's newest
+ * release of it on the day it is built; lab fixes that day (docs/design/node-runtime.md,
+ * "Upstream's commands").
+ */
+export function nodeReleaseOfLineBefore(
+  stated: string,
+  day: string,
+  releases: readonly NodeRelease[],
+): string | null {
+  if (/^\d+\.\d+\.\d+$/.test(stated))
+    return releases.some((release) => release.version === stated) ? stated : null;
+  if (!/^\d+$/.test(stated)) return null;
+  const major = Number(stated);
+  const line = releases.filter(
+    (release) =>
+      semver.major(release.version) === major &&
+      semver.prerelease(release.version) === null &&
+      release.date < day,
+  );
+  return line.sort((a, b) => semver.rcompare(a.version, b.version))[0]?.version ?? null;
+}

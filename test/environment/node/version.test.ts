@@ -3,6 +3,7 @@ import {
   buildNodeReleases,
   describeNodeVersionChoice,
   ltsCodenameOf,
+  nodeReleaseOfLineBefore,
   nodeVersionFor,
   type NodeRelease,
 } from "../../../src/environment/index.js";
@@ -226,5 +227,22 @@ describe("nodeVersionFor", () => {
       code: "ENVIRONMENT_FAILED",
       message: expect.stringMatching(/package\.json is not valid JSON/) as string,
     });
+  });
+});
+
+describe("nodeReleaseOfLineBefore (a SWE-bench Multilingual spec's Node)", () => {
+  it("takes the newest release of the stated line that came out before the day", () => {
+    // 18.19.1 counts from 18.20.0's day (2024-03-26), the latest it can have come out.
+    expect(nodeReleaseOfLineBefore("18", "2023-12-31", releases)).toBe("18.19.0");
+    expect(nodeReleaseOfLineBefore("18", "2026-08-10", releases)).toBe("18.20.4");
+    expect(nodeReleaseOfLineBefore("16", "2022-03-01", releases)).toBe("16.14.0");
+  });
+
+  it("takes an exact version as it is, and nothing for a line with no release before the day", () => {
+    expect(nodeReleaseOfLineBefore("18.12.1", "2000-01-01", releases)).toBe("18.12.1");
+    expect(nodeReleaseOfLineBefore("18.99.0", "2026-08-10", releases)).toBeNull();
+    expect(nodeReleaseOfLineBefore("20", "2023-01-01", releases)).toBeNull();
+    expect(nodeReleaseOfLineBefore("27", "2026-12-31", releases)).toBeNull();
+    expect(nodeReleaseOfLineBefore("lts/*", "2026-08-10", releases)).toBeNull();
   });
 });
