@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { FIXTURE_NODE } from "../helpers/js-fixture-tasks.js";
+import { FIXTURE_NODE, nodeTestProjectFiles } from "../helpers/js-fixture-tasks.js";
 import { readTrialResults, runPaths } from "../../src/store/index.js";
 import { runLab, type CliResult } from "../helpers/lab.js";
 import { PrHistory } from "../helpers/pr-history.js";
@@ -19,22 +19,7 @@ const repoDir = path.join(root, "repos", "calc");
 const evalsDir = path.join(root, "evals");
 const suiteDir = path.join(evalsDir, "calc");
 
-const manifest = `${JSON.stringify(
-  { name: "calc", version: "1.0.0", private: true, scripts: { test: "node --test" } },
-  null,
-  2,
-)}\n`;
-const lockfile = `${JSON.stringify(
-  {
-    name: "calc",
-    version: "1.0.0",
-    lockfileVersion: 3,
-    requires: true,
-    packages: { "": { name: "calc", version: "1.0.0" } },
-  },
-  null,
-  2,
-)}\n`;
+const { "package.json": manifest, "package-lock.json": lockfile } = nodeTestProjectFiles("calc");
 const test = (body: string): string =>
   `const { test } = require("node:test");\nconst assert = require("node:assert");\n${body}`;
 

@@ -6,7 +6,7 @@ import { isSourcePath, isTestPath, mineChanges } from "../../src/gen/repo/mining
 import { listPatchFiles } from "../../src/core/index.js";
 import { installFailure, ownTests } from "../../src/gen/repo/validate.js";
 import { pyproject } from "../helpers/fixture-suite.js";
-import { FIXTURE_NODE } from "../helpers/js-fixture-tasks.js";
+import { FIXTURE_NODE, nodeTestProjectFiles } from "../helpers/js-fixture-tasks.js";
 import { runLab, testEnvironment, type CliResult } from "../helpers/lab.js";
 import { PrHistory } from "../helpers/pr-history.js";
 import { tempDir } from "../helpers/temp.js";
@@ -16,23 +16,7 @@ const repoDir = path.join(root, "repos", "calc");
 const evalsDir = path.join(root, "evals");
 const suiteDir = path.join(evalsDir, "calc");
 
-const manifest = `${JSON.stringify(
-  { name: "calc", version: "1.0.0", private: true, scripts: { test: "node --test" } },
-  null,
-  2,
-)}\n`;
-/** npm's lockfile of a project without dependencies, as `npm install` writes it. */
-const lockfile = `${JSON.stringify(
-  {
-    name: "calc",
-    version: "1.0.0",
-    lockfileVersion: 3,
-    requires: true,
-    packages: { "": { name: "calc", version: "1.0.0" } },
-  },
-  null,
-  2,
-)}\n`;
+const { "package.json": manifest, "package-lock.json": lockfile } = nodeTestProjectFiles("calc");
 
 const MATH_BUGGY = `exports.add = (a, b) => a + b;
 // The upper bound is ignored.

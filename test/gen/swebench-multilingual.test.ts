@@ -1,7 +1,7 @@
-import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { git as gitIn } from "../helpers/git.js";
 import { FIXTURE_NODE } from "../helpers/js-fixture-tasks.js";
 import { runLab } from "../helpers/lab.js";
 import { tempDir } from "../helpers/temp.js";
@@ -12,16 +12,7 @@ const repoDir = path.join(mirrors, "acme", "calc");
 const evalsDir = path.join(root, "evals");
 const runsDir = path.join(root, "runs");
 const suiteDir = path.join(evalsDir, "swebench-multilingual");
-const env = {
-  ...process.env,
-  GIT_CONFIG_GLOBAL: "/dev/null",
-  GIT_AUTHOR_NAME: "t",
-  GIT_AUTHOR_EMAIL: "t@t",
-  GIT_COMMITTER_NAME: "t",
-  GIT_COMMITTER_EMAIL: "t@t",
-};
-const git = (...args: string[]) =>
-  execFileSync("git", args, { cwd: repoDir, env, encoding: "utf8" }).trim();
+const git = (...args: string[]) => gitIn(repoDir, ...args);
 const write = (file: string, text: string) => {
   mkdirSync(path.dirname(path.join(repoDir, file)), { recursive: true });
   writeFileSync(path.join(repoDir, file), text);

@@ -27,22 +27,34 @@ function manifest(id: string, extra: Record<string, unknown> = {}): string {
 }
 
 /**
+ * package.json (`npm test` is `node --test`) and package-lock.json of a project without
+ * dependencies, as `npm install` writes it.
+ */
+export function nodeTestProjectFiles(
+  name: string,
+): Record<"package.json" | "package-lock.json", string> {
+  const lock = {
+    name,
+    version: "1.0.0",
+    lockfileVersion: 3,
+    requires: true,
+    packages: { "": { name, version: "1.0.0" } },
+  };
+  return {
+    "package.json": manifest(name, { scripts: { test: "node --test" } }),
+    "package-lock.json": `${JSON.stringify(lock, null, 2)}\n`,
+  };
+}
+
+/**
  * A JS task graded with node:test: no dependencies (an npm lockfile of the project alone), a
  * bug in `src/add.js`, and a hidden test file that catches it.
  */
 export function nodeTestTask(id: string): FixtureTask {
-  const lock = {
-    name: id,
-    version: "1.0.0",
-    lockfileVersion: 3,
-    requires: true,
-    packages: { "": { name: id, version: "1.0.0" } },
-  };
   return {
     id,
     base: {
-      "package.json": manifest(id, { scripts: { test: "node --test" } }),
-      "package-lock.json": `${JSON.stringify(lock, null, 2)}\n`,
+      ...nodeTestProjectFiles(id),
       ".gitignore": GITIGNORE,
       "src/add.js": BUGGY_ADD,
       "test/zero.test.js": `const { test } = require("node:test");
