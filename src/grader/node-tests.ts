@@ -25,15 +25,7 @@ export async function runNodeTests(
   await rm(resultsPath, { force: true });
   await log(`+ ${plan.testCommand}\n: '${TEST_OUTPUT_START}'`);
   const testRun = await timer.timed("tests", () =>
-    open.confinement.phase([], (sandbox) =>
-      sandbox.exec(["bash", "-c", plan.testCommand], {
-        cwd: repo,
-        env: open.runEnv,
-        timeoutMs: plan.limits.testMs,
-        logFile,
-        signal,
-      }),
-    ),
+    execInGrade(plan, open, plan.testCommand, plan.limits.testMs, signal),
   );
   if (testRun.aborted) throw new LabError("CANCELLED", "Cancelled while running the tests.");
   await log(`: '${TEST_OUTPUT_END}'\n>>>>> Test Exit Code: ${String(testRun.exitCode)}`);
@@ -44,6 +36,25 @@ export async function runNodeTests(
   const read = readJsResultsLog(block);
   if ("problem" in read) await log(`lab: the ${runner} results cannot be read: ${read.problem}`);
   return testRun;
+}
+
+/** A bash script in the grade's checkout and sandbox, with the grade's environment, into its log. */
+function execInGrade(
+  plan: NodeGradingPlan,
+  open: NodeOpenGrade,
+  script: string,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<SandboxExecResult> {
+  return open.confinement.phase([], (sandbox) =>
+    sandbox.exec(["bash", "-c", script], {
+      cwd: plan.places.repo,
+      env: open.runEnv,
+      timeoutMs,
+      logFile: plan.places.logFile,
+      signal,
+    }),
+  );
 }
 
 /**
@@ -57,18 +68,9 @@ async function runUpstreamTests(
   timer: PhaseTimer,
   signal: AbortSignal | undefined,
 ): Promise<SandboxExecResult> {
-  const { logFile, repo } = plan.places;
-  const log = (text: string): Promise<void> => appendFile(logFile, `${text}\n`);
+  const log = (text: string): Promise<void> => appendFile(plan.places.logFile, `${text}\n`);
   const exec = (script: string, timeoutMs: number): Promise<SandboxExecResult> =>
-    open.confinement.phase([], (sandbox) =>
-      sandbox.exec(["bash", "-c", script], {
-        cwd: repo,
-        env: open.runEnv,
-        timeoutMs,
-        logFile,
-        signal,
-      }),
-    );
+    execInGrade(plan, open, script, timeoutMs, signal);
   if (plan.preTest.length > 0) {
     await log(`+ ${plan.preTest.join("\n+ ")}`);
     const build = await timer.timed("build", () =>
