@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawnSync, type SpawnSyncReturns } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -128,6 +128,19 @@ function pytestEnvironment(): ReturnType<typeof prepareEnvironment> {
   );
 }
 
+/** `pytest -rA` in `repo` with the prepared environment, and its output framed as a grade's log. */
+function runPytest(
+  prepared: Awaited<ReturnType<typeof pytestEnvironment>>,
+  repo: string,
+): { run: SpawnSyncReturns<string>; log: string } {
+  const run = spawnSync(prepared.python.path, ["-m", "pytest", "-rA", "-p", "no:cacheprovider"], {
+    cwd: repo,
+    env: { PATH: "/usr/bin:/bin", PYTHONPATH: `${repo}${path.delimiter}${prepared.sitePackages}` },
+    encoding: "utf8",
+  });
+  return { run, log: `>>>>> Start Test Output\n${run.stdout}\n>>>>> End Test Output\n` };
+}
+
 describe("planted canaries", () => {
   const requests = [
     { mustFail: false, carriesSentinel: false },
@@ -215,19 +228,7 @@ describe("planted canaries", () => {
           repo,
           seededRandom(seed),
         );
-        const run = spawnSync(
-          prepared.python.path,
-          ["-m", "pytest", "-rA", "-p", "no:cacheprovider"],
-          {
-            cwd: repo,
-            env: {
-              PATH: "/usr/bin:/bin",
-              PYTHONPATH: `${repo}${path.delimiter}${prepared.sitePackages}`,
-            },
-            encoding: "utf8",
-          },
-        );
-        const log = `>>>>> Start Test Output\n${run.stdout}\n>>>>> End Test Output\n`;
+        const { run, log } = runPytest(prepared, repo);
         const parse = (text: string): Record<string, TestStatus> => parseTestLog(text, "pytest");
         const all = parse(log);
         for (const canary of planted!.canaries.filter((one) => one.mustFail)) {
@@ -317,19 +318,7 @@ describe("planted canaries", () => {
       );
       expect(planted!.canaries.length).toBeGreaterThan(0);
       for (const canary of planted!.canaries) expect(skipping).not.toContain(canary.model);
-      const run = spawnSync(
-        prepared.python.path,
-        ["-m", "pytest", "-rA", "-p", "no:cacheprovider"],
-        {
-          cwd: repo,
-          env: {
-            PATH: "/usr/bin:/bin",
-            PYTHONPATH: `${repo}${path.delimiter}${prepared.sitePackages}`,
-          },
-          encoding: "utf8",
-        },
-      );
-      const log = `>>>>> Start Test Output\n${run.stdout}\n>>>>> End Test Output\n`;
+      const { run, log } = runPytest(prepared, repo);
       const parse = (text: string): Record<string, TestStatus> => parseTestLog(text, "pytest");
       const verdict = checkCanaries(planted!, log, parse, {
         exitCode: run.status,
