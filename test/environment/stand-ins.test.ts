@@ -179,4 +179,50 @@ describe("the pip of a grade's environment", () => {
     },
     300_000,
   );
+
+  it("retries a failed editable install without repeating flags it already has (setuptools 41.6.0, pylint 3.0's pin)", async () => {
+    const options = testEnvironment();
+    const prepared = await prepareEnvironment(
+      { ...spec, python: "3.9", pins: ["setuptools==41.6.0", "wheel==0.44.0"] },
+      options,
+    );
+    const dir = path.join(root, "no-editable-hook");
+    const project = path.join(dir, "project");
+    mkdirSync(path.join(project, "newproj"), { recursive: true });
+    writeFileSync(path.join(project, "newproj", "__init__.py"), "VALUE = 41\n");
+    writeFileSync(
+      path.join(project, "pyproject.toml"),
+      '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n',
+    );
+    writeFileSync(
+      path.join(project, "setup.py"),
+      "from setuptools import setup\nsetup(name='newproj', version='0.1', packages=['newproj'])\n",
+    );
+    const gradeEnv = await createGradeEnvironment(prepared, dir, {
+      ...options,
+      timeoutMs: 120_000,
+    });
+    // Both flags given, as the pylint specs give them: the env's setuptools has no
+    // build_editable, so the install fails, and no retry can add anything.
+    const install = await runCommand(
+      [
+        "bash",
+        "-c",
+        "pip install -e . --no-build-isolation --config-settings editable_mode=compat",
+      ],
+      {
+        cwd: project,
+        env: { ...gradeEnv.env, UV_CACHE_DIR: path.join(dir, "uv-cache") },
+        timeoutMs: 300_000,
+      },
+    );
+    expect(install.exitCode, install.stderrTail).toBe(0);
+    expect(install.stderrTail).not.toContain("retrying the install with");
+    expect(install.stderrTail).toContain("retrying the editable install with setup.py develop");
+    const check = await runCommand(
+      [path.join(gradeEnv.venv, "bin", "python"), "-c", "import newproj; print(newproj.VALUE, newproj.__file__)"],
+      { cwd: dir, env: gradeEnv.env, timeoutMs: 30_000, captureStdout: true },
+    );
+    expect((check.stdout ?? "").trim()).toBe(`41 ${path.join(project, "newproj", "__init__.py")}`);
+  }, 300_000);
 });
