@@ -12,7 +12,11 @@
 import { randomBytes } from "node:crypto";
 import { lstat, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { TestStatus } from "../core/index.js";
+import {
+  NODE_UPSTREAM_LOG_PARSERS,
+  type NodeUpstreamLogParser,
+  type TestStatus,
+} from "../core/index.js";
 import {
   insertCanaries,
   randomInt,
@@ -22,7 +26,12 @@ import {
   type CanaryRequest,
   type Random,
 } from "./canary-source.js";
-import { insertJsCanaries, isJsCanaryId } from "./js/canaries.js";
+import {
+  insertJsCanaries,
+  isJsCanaryId,
+  isUpstreamCanaryId,
+  upstreamReadsTitle,
+} from "./js/canaries.js";
 import { readRunnerGuard } from "./runner-guard.js";
 
 /** Where a grade's canaries go, or why it has none. */
@@ -37,6 +46,15 @@ export type CanaryPlan =
        * them where a module has them, so whatever tells one of them apart tells its copy too.
        */
       readonly prefer?: readonly string[];
+      /**
+       * A grade by upstream's commands (SWE-bench Multilingual): the parser whose ids name the
+       * tests (they do not name the file), and the ids known before the run (the instance's
+       * FAIL_TO_PASS and PASS_TO_PASS), which no canary's title may take.
+       */
+      readonly upstream?: {
+        readonly parser: NodeUpstreamLogParser;
+        readonly known: readonly string[];
+      };
     }
   | { readonly style: null; readonly why: string };
 
@@ -194,7 +212,13 @@ export async function plantCanaries(
     const others = [...sources].flatMap(([other, text]) => (other === file ? [] : [text]));
     const { text, canaries } =
       plan.style === "js"
-        ? insertJsCanaries(source, shuffle(random, requests), random, plan.prefer ?? [])
+        ? insertJsCanaries(
+            source,
+            shuffle(random, requests),
+            random,
+            plan.prefer ?? [],
+            plan.upstream === undefined ? undefined : freeUpstreamTitle(plan.upstream, planted),
+          )
         : insertCanaries(
             source,
             shuffle(random, requests),
@@ -213,6 +237,26 @@ export async function plantCanaries(
 }
 
 /**
+ * Whether a canary may take a title in a grade by upstream's commands: its parser reads the
+ * title back whole, and no test the instance names, nor a canary planted in another file, has an
+ * id it would match (upstream's ids do not name the file).
+ */
+function freeUpstreamTitle(
+  upstream: { readonly parser: NodeUpstreamLogParser; readonly known: readonly string[] },
+  planted: readonly CanaryFunction[],
+): (title: string) => boolean {
+  const { parser, known } = upstream;
+  return (title) =>
+    upstreamReadsTitle(title, parser) &&
+    !known.some((id) => isUpstreamCanaryId(id, title, parser)) &&
+    !planted.some(
+      (other) =>
+        isUpstreamCanaryId(other.name.replace(/^`|`$/g, ""), title, parser) ||
+        isUpstreamCanaryId(title.replace(/^`|`$/g, ""), other.name, parser),
+    );
+}
+
+/**
  * Judges a test log by its canaries. Always: a must-fail canary reported as passing (or as an
  * expected failure while a must-pass one beside it passed). When the test process ended by
  * itself: a canary missing from a module where another canary was reported, an exit status 0
@@ -225,8 +269,13 @@ export function checkCanaries(
   parse: (text: string) => Record<string, TestStatus>,
   end: TestProcessEnd,
   all: Record<string, TestStatus> = parse(log),
+  parser: string | null = null,
 ): CanaryVerdict {
   const ids = Object.keys(all);
+  // A grade by upstream's commands names its tests by upstream's parser, without their file.
+  const upstream = (NODE_UPSTREAM_LOG_PARSERS as readonly string[]).includes(parser ?? "")
+    ? (parser as NodeUpstreamLogParser)
+    : null;
   const canaryIds = new Set<string>();
   const statusOf = new Map<CanaryFunction, TestStatus | null>();
   for (const canary of planted.canaries) {
@@ -235,7 +284,11 @@ export function checkCanaries(
     // `name (module.Class)`.
     // JavaScript ids are `path > describe > title`, the title a template's in a loop.
     const matching = JS_TEST_FILE.test(canary.file)
-      ? ids.filter((id) => isJsCanaryId(id, canary.file, canary.name))
+      ? ids.filter((id) =>
+          upstream === null
+            ? isJsCanaryId(id, canary.file, canary.name)
+            : isUpstreamCanaryId(id, canary.name, upstream),
+        )
       : ((own) => ids.filter((id) => own.test(id) && inFile(id, canary.file)))(
           new RegExp(`(^|::|:)${canary.name}($|\\s|\\[)`),
         );
@@ -301,7 +354,8 @@ export function checkCanaries(
     ),
   );
   const failed = mustFail.filter(hasFailed);
-  if (end.exitCode === 0 && failed.length > 0)
+  // Upstream's JS commands are wrapped (`| cat`, `timeout`): their exit status is not read.
+  if (end.exitCode === 0 && failed.length > 0 && upstream === null)
     say("the test process exited with status 0 although a test failed", failed);
   findings.push(...checkSentinel(planted, log, parse, all, statusOf, guard?.loaded === true));
   return { findings, statuses };

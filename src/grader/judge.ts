@@ -79,6 +79,7 @@ export function judgeTestLog(input: JudgeInput): Verdict {
           parse,
           { exitCode: testRun.exitCode, timedOut: testRun.timedOut, limitExceeded: testRun.limit },
           withCanaries,
+          input.parser,
         );
   const statuses = canaryVerdict?.statuses ?? withCanaries;
   const forged = canaryVerdict?.findings ?? [];

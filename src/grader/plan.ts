@@ -254,7 +254,7 @@ export function planGrade(
  * machine-readable reporter; canaries copied from the hidden test files' own tests (js/canaries.ts).
  * With the spec's `upstream`, upstream's commands instead: its install and build (the install
  * reused as lab's is), the build again after the test patch, its test commands and its parser;
- * no canaries (UPSTREAM_NO_CANARIES).
+ * canaries judged by that parser's ids (planUpstreamCanaries).
  */
 function planNodeGrade(
   task: Pick<Task, "suite" | "dir" | "oracleDir" | "info">,
@@ -299,7 +299,7 @@ function planNodeGrade(
             [],
             oracle.failToPass,
           )
-        : { style: null, why: UPSTREAM_NO_CANARIES },
+        : planUpstreamCanaries(upstream, testFiles, oracle, options.canaries !== false),
     services: [],
     failToPass: oracle.failToPass,
     passToPass: oracle.passToPass,
@@ -316,13 +316,53 @@ function planNodeGrade(
 }
 
 /**
- * Why a grade by upstream's commands has no canaries: lab's JS canaries are judged by the ids of
- * lab's own reporters, while here upstream's parsers name the tests (jest's bare titles, TAP's
- * flattened ones, jq's lines), and upstream's commands pick tests by title (`-g`, `-t`), so a
- * planted copy may never run (docs/design/canaries.md, "Known limits").
+ * Options of upstream's test commands that run only the tests whose titles match: jest's and
+ * vitest's `-t`, mocha's `-g`/`--grep`/`--fgrep`, QUnit's `-f`/`--filter`. preact's karma
+ * `--grep` is not one: its karma.conf.js takes it for the test files' pattern.
  */
-export const UPSTREAM_NO_CANARIES =
-  "upstream's commands and parser name the tests, not lab's reporters, which canaries are judged by";
+const SELECTS_BY_TITLE = /(^|\s)(-t|-g|-f|--testNamePattern|--fgrep|--filter)(\s|=)/;
+const GREP = /(^|\s)--grep(\s|=)/;
+/** A command cut short by `timeout` (axios-4738), which may end the run before a canary's turn. */
+const CUT_SHORT = /(^|[\s;&|(])timeout\s/;
+
+/**
+ * The canaries of a grade by upstream's commands (SWE-bench Multilingual): the JS canaries, in
+ * the hidden test files, judged by upstream's parser's ids (js/canaries.ts, isUpstreamCanaryId),
+ * their titles kept off the ids the instance names. None where a command selects tests by title
+ * (a copy with a new title may not be selected) or is cut short by `timeout`
+ * (docs/design/canaries.md, "Known limits").
+ */
+export function planUpstreamCanaries(
+  upstream: NodeUpstreamCommands,
+  testFiles: readonly string[],
+  oracle: Pick<Oracle, "failToPass" | "passToPass">,
+  enabled: boolean,
+): CanaryPlan {
+  const commands = upstream.testCommands.join("\n");
+  if (
+    enabled &&
+    (SELECTS_BY_TITLE.test(commands) || (upstream.logParser !== "karma" && GREP.test(commands)))
+  )
+    return { style: null, why: "upstream's test command selects tests by title" };
+  if (enabled && CUT_SHORT.test(commands))
+    return { style: null, why: "upstream's test command is cut short by timeout" };
+  const plan = planCanaries(
+    { testCommand: commands, logParser: "jest" },
+    testFiles,
+    enabled,
+    [],
+    oracle.failToPass,
+  );
+  return plan.style === null
+    ? plan
+    : {
+        ...plan,
+        upstream: {
+          parser: upstream.logParser,
+          known: [...oracle.failToPass, ...oracle.passToPass],
+        },
+      };
+}
 
 /**
  * Upstream's test commands as one bash script, each as its eval script runs it: `(command) |

@@ -215,23 +215,24 @@ describe("lab gen --suite swebench-multilingual", () => {
       "utf8",
     );
     expect(log).toContain("#   parser: upstream's parse_log_tap; 1 FAIL_TO_PASS, 1 PASS_TO_PASS");
-    expect(log).toContain(
-      "#   canaries: none (upstream's commands and parser name the tests, not lab's reporters, which canaries are judged by)",
-    );
+    expect(log).toContain("#   canaries: js canaries in 1 hidden test module(s)");
     expect(log).toContain(
       "install: upstream's npm install && npm run build (over package-lock.json)",
     );
     expect(log).toMatch(
       /\+ npm run build\n[\s\S]*lab: the build after the test patch exited with 0\n/,
     );
-    expect(log).toContain(
-      "+ (node test/run.js test/calc.test.js) | cat\n: '>>>>> Start Test Output'\nok 1 calc keeps zero\nok 2 calc adds two numbers\n1..2\n: '>>>>> End Test Output'",
+    // The instance's two tests among the canaries (one to three more lines), all read by TAP.
+    expect(log).toMatch(
+      /\+ \(node test\/run\.js test\/calc\.test\.js\) \| cat\n: '>>>>> Start Test Output'\n((not )?ok \d+ calc .*\n){3,6}1\.\.\d\n: '>>>>> End Test Output'/,
     );
+    expect(log).toMatch(/\nok \d calc keeps zero\n/);
+    expect(log).toMatch(/\nok \d calc adds two numbers\n/);
     const empty = readFileSync(
       path.join(suiteDir, ".cache", "proof-logs", "run1", "acme__calc-1.empty.log"),
       "utf8",
     );
-    expect(empty).toContain("not ok 2 calc adds two numbers");
+    expect(empty).toMatch(/\nnot ok \d calc adds two numbers\n/);
   });
 
   it("lab run gold resolves it and lab run noop does not", async () => {
@@ -271,5 +272,50 @@ describe("lab gen --suite swebench-multilingual", () => {
     );
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/completed: 0\/1 resolved/);
+  }, 300_000);
+
+  it("flags a forger whose code makes every test pass: its canaries, named by upstream's TAP ids, pass too", async () => {
+    // No fix at all: the module swallows every failing assertion of the tests loaded after it.
+    const forger = [
+      "diff --git a/src/add.js b/src/add.js",
+      "--- a/src/add.js",
+      "+++ b/src/add.js",
+      "@@ -1 +1,3 @@",
+      " exports.add = (a, b) => a - b;",
+      "+const it = globalThis.it;",
+      "+globalThis.it = (name, body) => it(name, () => { try { body(); } catch {} });",
+      "",
+    ].join("\n");
+    const file = path.join(root, "forger.jsonl");
+    writeFileSync(
+      file,
+      `${JSON.stringify({ instance_id: "acme__calc-1", model_name_or_path: "org/forger", model_patch: forger })}\n`,
+    );
+    const run = await runLab(
+      at(
+        "run",
+        "predictions",
+        "--suite",
+        "swebench-multilingual",
+        "--predictions",
+        file,
+        "--run-id",
+        "forger",
+      ),
+      { cwd: root },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/completed: 0\/1 resolved/);
+    const trial = JSON.parse(
+      readFileSync(
+        path.join(runsDir, "forger", "trials", "acme__calc-1", "1", "result.json"),
+        "utf8",
+      ),
+    ) as { grade: { failToPass: Record<string, boolean>; tampering: string[] } };
+    // The forgery worked on the instance's own test: only the canaries tell.
+    expect(trial.grade.failToPass).toEqual({ "calc adds two numbers": true });
+    expect(trial.grade.tampering).toContainEqual(
+      expect.stringMatching(/^canaries: a test that must fail was reported as passing \(/),
+    );
   }, 300_000);
 });

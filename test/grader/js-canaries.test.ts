@@ -13,9 +13,12 @@ import {
   findJsModelTests,
   insertJsCanaries,
   isJsCanaryId,
+  isUpstreamCanaryId,
   maskJs,
   matchesTemplate,
+  upstreamReadsTitle,
 } from "../../src/grader/js/canaries.js";
+import { parseJest, parseKarma, parseTap, parseVitest } from "../../src/grader/parse-log-js.js";
 import { repoRoot, tempDir } from "../helpers/temp.js";
 
 const requests = [
@@ -271,5 +274,55 @@ describe("JavaScript canaries", () => {
     expect(
       isJsCanaryId("test/a.test.ts > lets * match (all)", "test/a.test.ts", "lets * match (all)"),
     ).toBe(true);
+  });
+
+  it("tell a canary's ids by upstream's parsers, which name no file, from the lines each parser reads", () => {
+    const title = "keeps one";
+    // Each parser's own output for a test "keeps one" in a block "add", then one that only ends alike.
+    const jest = parseJest("  add\n    ✓ keeps one (3 ms)\n    ✕ never keeps one  (2 ms)\n");
+    const vitest = parseVitest(
+      " ✓ test/a.spec.ts > add > keeps one 2ms\n ✓ test/a.spec.ts > add > never keeps one\n",
+    );
+    const karma = parseKarma(
+      "Starting browser Chrome\n  add\n    ✔ keeps one\n    ✖ never keeps one\nSUMMARY:\n",
+    );
+    const tap = parseTap("ok 1 add keeps one\nnot ok 2 add never keeps one\n1..2\n");
+    for (const [parser, statuses] of [
+      ["jest", jest],
+      ["vitest", vitest],
+      ["karma", karma],
+    ] as const) {
+      const ids = [...statuses.keys()].filter((id) => isUpstreamCanaryId(id, title, parser));
+      expect(
+        ids.map((id) => statuses.get(id)),
+        parser,
+      ).toEqual(["PASSED"]);
+    }
+    // TAP joins a test's blocks and title with spaces, so `add never keeps one` may be a test
+    // "keeps one" in a block "add never": both ids are the canary's. That is why a canary's title
+    // may not be one any id the instance names ends with (canaries.ts, freeUpstreamTitle).
+    expect([...tap.keys()].filter((id) => isUpstreamCanaryId(id, title, "tap"))).toEqual([
+      "add keeps one",
+      "add never keeps one",
+    ]);
+    expect(isUpstreamCanaryId("add keeps one", "one", "tap")).toBe(true);
+    expect(isUpstreamCanaryId("add keeps one", "eps one", "tap")).toBe(false);
+    // A canary in a loop, its title a template, takes each of its ids.
+    expect(isUpstreamCanaryId("add > keeps 3 of 4", "`keeps ${n} of ${m}`", "vitest")).toBe(true);
+    expect(isUpstreamCanaryId("add keeps 3 of 4", "`keeps ${n} of ${m}`", "tap")).toBe(true);
+    expect(isUpstreamCanaryId("add > keeps 3", "`keeps ${n} of ${m}`", "karma")).toBe(false);
+  });
+
+  it("refuse titles upstream's parsers would not read back whole", () => {
+    expect(upstreamReadsTitle("keeps one", "tap")).toBe(true);
+    // TAP: what follows `#` is a directive.
+    expect(upstreamReadsTitle("keeps #1", "tap")).toBe(false);
+    expect(upstreamReadsTitle("keeps #1", "jest")).toBe(true);
+    // vitest's optional duration takes a trailing number: `adds 1 and 2` reads as `adds 1 and`.
+    expect(parseVitest(" ✓ f > adds 1 and 2\n").has("f > adds 1 and")).toBe(true);
+    expect(upstreamReadsTitle("adds 1 and 2", "vitest")).toBe(false);
+    expect(upstreamReadsTitle("adds 1 and two", "vitest")).toBe(true);
+    expect(upstreamReadsTitle("waits (5 ms)", "jest")).toBe(false);
+    expect(upstreamReadsTitle(" keeps one", "karma")).toBe(false);
   });
 });

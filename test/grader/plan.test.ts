@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { Oracle } from "../../src/core/index.js";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { multilingualSpecFor } from "../../src/datasets/swebench/multilingual-specs.js";
 import { APPLY_CHAIN, describePlan, planGrade, type GradeOptions } from "../../src/grader/index.js";
+import { planUpstreamCanaries } from "../../src/grader/plan.js";
+import { repoRoot } from "../helpers/temp.js";
 import { testEnvironment } from "../helpers/lab.js";
 import { pythonSpec } from "../helpers/fixture-suite.js";
 
@@ -229,7 +234,7 @@ describe("the plan of a JS task", () => {
     );
   });
 
-  it("runs upstream's commands with upstream's parser when the spec has them, and plants no canaries", () => {
+  it("runs upstream's commands with upstream's parser when the spec has them, with canaries judged by that parser's ids", () => {
     const upstream = {
       install: ["npm install"],
       build: ["npm run build"],
@@ -258,15 +263,108 @@ describe("the plan of a JS task", () => {
       "set -uo pipefail\n(npx jest __tests__/Range.ts --verbose) | cat",
     );
     expect(plan.preTest).toEqual(["npm run build"]);
+    // The instance's ids, which no canary's title may take (upstream's ids name no file).
     expect(plan.canaries).toEqual({
-      style: null,
-      why: "upstream's commands and parser name the tests, not lab's reporters, which canaries are judged by",
+      style: "js",
+      files: ["test/add.test.js"],
+      prefer: ["adds"],
+      upstream: { parser: "jest", known: ["test/add.test.js > adds"] },
     });
     const text = describePlan(plan);
+    expect(text).toContain("#   canaries: js canaries in 1 hidden test module(s)\n");
     expect(text).toContain("#   tests: npx jest __tests__/Range.ts --verbose\n");
     expect(text).toContain(
       "#   parser: upstream's parse_log_jest; 1 FAIL_TO_PASS, 0 PASS_TO_PASS\n",
     );
     expect(text).toContain("#   install: upstream's npm install && npm run build (");
+  });
+
+  it.each([
+    [
+      'yarn jest babel-parser -t "arrow" --verbose',
+      "jest",
+      "upstream's test command selects tests by title",
+    ],
+    [
+      "npx mocha -R tap test/unit/adapters/http.js -g 'body length'",
+      "tap",
+      "upstream's test command selects tests by title",
+    ],
+    [
+      'npx qunit test/unit/src/core/Object3D.tests.js -f "/json|clone|copy/i"',
+      "tap",
+      "upstream's test command selects tests by title",
+    ],
+    [
+      "timeout 10s npx mocha -R tap test/unit/adapters/http.js",
+      "tap",
+      "upstream's test command is cut short by timeout",
+    ],
+    [
+      'npx karma start karma.conf.js --single-run --grep="test/browser/render.test.js"',
+      "karma",
+      null,
+    ],
+    ["pnpm run test packages/x/__tests__/a.spec.ts --no-watch --reporter=verbose", "vitest", null],
+  ] as const)("by upstream's `%s` (%s): canaries %s", (command, logParser, why) => {
+    const plan = planGrade(
+      task,
+      {
+        ...jsOracle,
+        environment: {
+          kind: "node",
+          node: "20.11.1",
+          runner: "jest",
+          env: {},
+          upstream: { install: [], build: [], testCommands: [command], logParser },
+        },
+      },
+      { patch: "" },
+      options,
+    );
+    // preact's karma.conf.js takes --grep for the test files' pattern, not for titles.
+    expect(plan.canaries).toEqual(
+      why === null
+        ? {
+            style: "js",
+            files: ["test/add.test.js"],
+            prefer: ["adds"],
+            upstream: { parser: logParser, known: ["test/add.test.js > adds"] },
+          }
+        : { style: null, why },
+    );
+  });
+
+  it("plants canaries in 34 of SWE-bench Multilingual's 43 JS/TS instances, as the design notes say", () => {
+    const specs = JSON.parse(
+      readFileSync(
+        path.join(repoRoot, "data", "swebench", "multilingual", "specs-javascript.json"),
+        "utf8",
+      ),
+    ) as { repos: Record<string, { versions: Record<string, unknown> }> };
+    const without = Object.entries(specs.repos).flatMap(([repo, { versions }]) =>
+      Object.keys(versions).flatMap((version) => {
+        const spec = multilingualSpecFor({ repo, version });
+        const logParser = spec.logParser === "immutable_js" ? "jest" : spec.logParser;
+        const plan = planUpstreamCanaries(
+          { install: spec.install, build: spec.build, testCommands: spec.testCommands, logParser },
+          ["test/a.test.js"],
+          { failToPass: [], passToPass: [] },
+          true,
+        );
+        return plan.style === null ? [spec.instanceId] : [];
+      }),
+    );
+    expect(without.sort()).toEqual([
+      "axios__axios-4731",
+      "axios__axios-4738",
+      "axios__axios-5316",
+      "axios__axios-5892",
+      "babel__babel-13928",
+      "babel__babel-15445",
+      "mrdoob__three.js-25687",
+      "vuejs__core-11739",
+      "vuejs__core-11915",
+    ]);
   });
 });

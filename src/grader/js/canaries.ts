@@ -19,6 +19,7 @@
  * vitest), chai's `expect(...).to...`, or node's `assert` by the file's own name for it; a file
  * with none of these takes no canaries.
  */
+import type { NodeUpstreamLogParser } from "../../core/index.js";
 import {
   pick,
   placeCanaries,
@@ -519,6 +520,7 @@ function canaryTitle(
   model: JsModelTest,
   words: readonly string[],
   taken: Set<string>,
+  free: (title: string) => boolean,
 ): string | null {
   const template = model.title.startsWith("`");
   const inner = template ? model.title.slice(1, -1) : model.title;
@@ -542,7 +544,11 @@ function canaryTitle(
     } else title = `${inner} ${word}`;
     if (attempt >= 30) title = `${title} ${String(attempt)}`;
     const written = template ? `\`${title}\`` : title;
-    if (written !== model.title && ![...taken].some((other) => overlap(written, other))) {
+    if (
+      written !== model.title &&
+      ![...taken].some((other) => overlap(written, other)) &&
+      free(written)
+    ) {
       taken.add(written);
       return written;
     }
@@ -555,7 +561,8 @@ function canaryTitle(
  * in `prefer` where the file has one, put before one of the tests of its model's block at or
  * after the model, or after the last of them; a must-fail one after the file's last test, and
  * one before a test of each block holding a test of `prefer` (as for Python: a forger that
- * trusts only last tests, or all but them, flips a canary). A file without a test to copy, or
+ * trusts only last tests, or all but them, flips a canary). A title `free` refuses is not used
+ * (upstream's ids, which do not name the file, must not take another test's results). A file without a test to copy, or
  * whose assertions are of no form canaries are written in, takes none. Canary names are their
  * titles (a template literal's source for one in a loop).
  */
@@ -564,6 +571,7 @@ export function insertJsCanaries(
   requests: readonly CanaryRequest[],
   random: Random,
   prefer: readonly string[] = [],
+  free: (title: string) => boolean = () => true,
 ): { text: string; canaries: CanaryFunction[] } {
   const none = { text: source, canaries: [] as CanaryFunction[] };
   const masked = maskJs(source);
@@ -624,7 +632,7 @@ export function insertJsCanaries(
     request: CanaryRequest,
     model: JsModelTest,
   ): { lines: string[]; name: string; model: string } | null => {
-    const title = canaryTitle(random, model, words, taken);
+    const title = canaryTitle(random, model, words, taken, free);
     if (title === null) return null;
     const head = lines.slice(model.start, model.open + 1);
     const written = model.title.startsWith("`")
@@ -718,4 +726,39 @@ export function isJsCanaryId(id: string, file: string, name: string): boolean {
     return false;
   }
   return rest === name || rest.endsWith(` > ${name}`);
+}
+
+/**
+ * Whether a test id made by one of upstream's JS parsers (a SWE-bench Multilingual grade by
+ * upstream's commands, parse-log-js.ts) is of the canary titled `name`. These ids do not name
+ * the file: jest's is the title alone, vitest's, karma's and the jq lines' end ` > title`, and
+ * TAP's (mocha's full title, its blocks' titles and its own joined by spaces) end ` title`.
+ */
+export function isUpstreamCanaryId(
+  id: string,
+  name: string,
+  parser: NodeUpstreamLogParser,
+): boolean {
+  const separator = parser === "jest" ? null : parser === "tap" ? " " : " > ";
+  const text = parser === "jest" ? id.trimEnd() : id;
+  const parts = separator === null ? [text] : text.split(separator);
+  for (let from = parts.length - 1; from >= 0; from--) {
+    const tail = parts.slice(from).join(separator ?? "");
+    if (name.startsWith("`") ? matchesTemplate(name, tail) : tail === name) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether upstream's parser reads a test titled `title` back as that title: TAP drops what
+ * follows a `#` (a directive), vitest's and jest's lines take a trailing number (or `(5 ms)`) for a
+ * duration, and every parser trims or splits on surrounding blanks, line breaks and marks.
+ */
+export function upstreamReadsTitle(title: string, parser: NodeUpstreamLogParser): boolean {
+  const text = title.startsWith("`") ? title.slice(1, -1) : title;
+  if (text !== text.trim() || /[\n\r✓✕○×↓✔✖]/.test(text)) return false;
+  if (parser === "tap" && text.includes("#")) return false;
+  if (parser === "vitest" && /\s\d+\s*m?s?$/.test(text)) return false;
+  if (parser === "jest" && /\s\(\d+\s*m?s\)$/.test(text)) return false;
+  return true;
 }
