@@ -20,6 +20,7 @@ import {
 } from "../grader/index.js";
 import { suiteDirOf, suiteLayout } from "../suite/index.js";
 import { addedLines, isAuditedFile, listHunks, undoHunk } from "./gold-hunks.js";
+import { JS_MUTATOR_VERSION, mutateJs } from "./js-mutator.js";
 import { MUTATOR_SCRIPT } from "./mutator-script.js";
 
 /** Bumped whenever what an audit does changes, so earlier audits are redone. */
@@ -68,6 +69,7 @@ export function auditFingerprint(oracle: Oracle, mutants: number): string {
       JSON.stringify([
         AUDIT_METHOD,
         MUTATOR_SCRIPT,
+        JS_MUTATOR_VERSION,
         mutants,
         oracle.goldPatch,
         oracle.testPatch,
@@ -80,7 +82,8 @@ export function auditFingerprint(oracle: Oracle, mutants: number): string {
 
 /**
  * Audits one task's hidden tests: each hunk of its gold patch left out in turn (when it has
- * more than one) and mutants of the Python lines it adds are graded like any change. A variant
+ * more than one) and mutants of the source lines it adds (Python's by mutator-script.ts in the
+ * task's interpreter, JavaScript's and TypeScript's by js-mutator.ts) are graded like any change. A variant
  * that resolves the task survived: the tests let a wrong change through, unless the variant is
  * equivalent to the gold patch, which only a person can say beyond identical syntax trees.
  */
@@ -177,7 +180,7 @@ function strip(variant: PreparedVariant): Omit<AuditVariant, "result" | "reason"
 }
 
 /**
- * In the gold checkout: asks the mutator (the task's own Python) for mutants of the lines the
+ * In the gold checkout: asks the mutator (the task's own Python, or lab's JS one) for mutants of the lines the
  * gold patch adds and for the fate of each hunk left out, samples the mutants, and turns each
  * variant to grade into a patch against the base commit.
  */
@@ -189,7 +192,7 @@ async function prepareVariants(
   made: { count: number },
 ): Promise<PreparedVariant[]> {
   const allHunks = listHunks(oracle.goldPatch);
-  const hunks = allHunks.filter((hunk) => isAuditedFile(hunk.path));
+  const hunks = allHunks.filter((hunk) => isAuditedFile(hunk.path, checkout.language));
   const paths = [...new Set(hunks.map((hunk) => hunk.path))];
   const gold = new Map<string, string>();
   for (const file of paths) gold.set(file, await readFile(path.join(checkout.repo, file), "utf8"));
@@ -202,19 +205,20 @@ async function prepareVariants(
           source: undoHunk(gold.get(hunk.path) ?? "", hunk),
           line: hunk.newStart,
         }));
-  const answer = JSON.parse(
-    await checkout.runPython(
-      MUTATOR_SCRIPT,
-      JSON.stringify({
-        files: paths.map((file) => ({
-          path: file,
-          source: gold.get(file),
-          changed: hunks.filter((hunk) => hunk.path === file).flatMap(addedLines),
-        })),
-        variants: hunkVariants.map(({ id, path: file, source }) => ({ id, path: file, source })),
-      }),
-    ),
-  ) as MutatorAnswer;
+  const input = {
+    files: paths.map((file) => ({
+      path: file,
+      source: gold.get(file) ?? "",
+      changed: hunks.filter((hunk) => hunk.path === file).flatMap(addedLines),
+    })),
+    variants: hunkVariants.map(({ id, path: file, source }) => ({ id, path: file, source })),
+  };
+  const answer: MutatorAnswer =
+    checkout.language === "js"
+      ? mutateJs(input)
+      : (JSON.parse(
+          await checkout.runPython(MUTATOR_SCRIPT, JSON.stringify(input)),
+        ) as MutatorAnswer);
   made.count = answer.mutants.length;
 
   const candidates: (Omit<PreparedVariant, "diff" | "patch"> & { source: string })[] = [

@@ -18,9 +18,20 @@ export interface Hunk {
 /** Test files, as SWE-bench tells them: under a tests folder, or named test_*.py / *_test.py. */
 const TEST_FILE = /(^|\/)(tests?|testing)\/|(^|\/)(test_[^/]*|[^/]*_test)\.py$/;
 
-/** Whether the audit mutates a file the gold patch changes: Python source that is not a test. */
-export function isAuditedFile(file: string): boolean {
-  return file.endsWith(".py") && !TEST_FILE.test(file);
+/** JavaScript and TypeScript test files: under __tests__, __mocks__ or a test folder, or named *.test.* / *.spec.*. */
+const JS_TEST_FILE = /(^|\/)(__tests__|__mocks__|tests?|spec)\/|\.(test|spec)\.(c|m)?(j|t)sx?$/;
+
+/** JavaScript and TypeScript source (a `.d.ts` declares types only: nothing runs to mutate). */
+const JS_SOURCE = /\.(c|m)?(j|t)sx?$/;
+
+/**
+ * Whether the audit mutates a file the gold patch changes: source that is not a test, Python
+ * for a Python task and JavaScript or TypeScript for a Node one.
+ */
+export function isAuditedFile(file: string, language: "python" | "js" = "python"): boolean {
+  return language === "python"
+    ? file.endsWith(".py") && !TEST_FILE.test(file)
+    : JS_SOURCE.test(file) && !/\.d\.(c|m)?ts$/.test(file) && !JS_TEST_FILE.test(file);
 }
 
 /** Every hunk of a patch, in order; binary sections have none. */

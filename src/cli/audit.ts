@@ -16,7 +16,7 @@ function describeAudit(audit: TaskAudit): string {
 export const auditCommand = defineCommand({
   name: "audit",
   summary:
-    "Audit a suite's hidden tests: grade wrong variants of each task's gold patch (each hunk left out in turn, mutants of the Python lines it adds) and flag tasks whose tests let one through as weak_tests. Results go to <suite>/audit.json.",
+    "Audit a suite's hidden tests: grade wrong variants of each task's gold patch (each hunk left out in turn, mutants of the Python, JavaScript or TypeScript lines it adds) and flag tasks whose tests let one through as weak_tests. Results go to <suite>/audit.json.",
   usage: "audit --suite S [--tasks ID ...] [--mutants N] [--concurrency N] [--force] [--json]",
   options: {
     suite: { type: "string", value: "S", description: "The suite to audit" },

@@ -13,10 +13,12 @@ import { describePlan, isPythonPlan, planGrade, type GradeOptions } from "./plan
 export interface GoldCheckout {
   /** The checkout's folder. */
   readonly repo: string;
+  /** The task's language: a Node task's checkout has no environment (the audit's JS mutator runs in lab). */
+  readonly language: "python" | "js";
   /**
    * Runs a Python program with the task's own interpreter in the grade's sandbox (`-E -s -S`:
    * no site, no user or environment settings) with `input` on stdin, and returns what it wrote
-   * to the file named by its first argument.
+   * to the file named by its first argument. A Node task's checkout refuses it.
    */
   runPython(script: string, input: string): Promise<string>;
   /**
@@ -43,13 +45,38 @@ export async function withGoldCheckout<T>(
     { patch: oracle.goldPatch },
     { ...options, canaries: false },
   );
-  if (!isPythonPlan(plan))
-    throw new LabError(
-      "TASK_INVALID",
-      `The oracle audit makes its wrong variants with Python, and ${task.info.id} is a JS task.`,
-      { hint: "Audit the suite's Python tasks only (--tasks)." },
-    );
   const { places } = plan;
+  const goldMissing = (): LabError =>
+    new LabError("PROOF_FAILED", `The gold patch of ${task.info.id} does not apply.`, {
+      hint: `Prove the task first: lab gen --suite ${task.suite} --tasks ${task.info.id}.`,
+    });
+  if (!isPythonPlan(plan)) {
+    // A Node task: the checkout and the gold patch only. Nothing of the checkout runs here, so
+    // neither an environment nor a sandbox is made; lab's git reads the checkout's own.
+    try {
+      await writeFile(places.logFile, describePlan(plan));
+      await checkoutForGrade(plan, options.signal);
+      const gitEnv = { PATH: plan.machine.pathEnv };
+      if ((await applyChange(plan, oracle.goldPatch, gitEnv, options.signal)) === null)
+        throw goldMissing();
+      const baseline = task.info.baseCommit;
+      return await work({
+        repo: places.repo,
+        language: "js",
+        runPython: () =>
+          Promise.reject(
+            new LabError("TASK_INVALID", `${task.info.id} is a Node task: it has no Python.`),
+          ),
+        diff: () =>
+          git(["diff", "--binary", "--no-ext-diff", "--no-color", baseline], {
+            cwd: places.repo,
+            env: gitEnv,
+          }),
+      });
+    } finally {
+      if (!plan.keepScratch) await removeTree(places.scratchDir);
+    }
+  }
   try {
     await writeFile(places.logFile, describePlan(plan));
     await checkoutForGrade(plan, options.signal);
@@ -59,13 +86,12 @@ export async function withGoldCheckout<T>(
     // are diffs against the state those steps left.
     const baseline = await preInstall(plan, open, options.signal);
     if ((await applyChange(plan, oracle.goldPatch, open.gitEnv, options.signal)) === null)
-      throw new LabError("PROOF_FAILED", `The gold patch of ${task.info.id} does not apply.`, {
-        hint: `Prove the task first: lab gen --suite ${task.suite} --tasks ${task.info.id}.`,
-      });
+      throw goldMissing();
     const python = path.join(open.gradeEnv.venv, "bin", "python");
     const output = path.join(places.tmp, "lab-python-output");
     return await work({
       repo: places.repo,
+      language: "python",
       async runPython(script, input) {
         await rm(output, { force: true });
         const result = await open.confinement.phase([], (sandbox) =>

@@ -27,5 +27,5 @@ export type { GradeSandbox } from "./grade-sandbox.js";
 export { withGoldCheckout, type GoldCheckout } from "./gold-checkout.js";
 export { judgeTestLog, rejudgeGrade, type RejudgeInput, type Verdict } from "./judge.js";
 export { readGradingLog } from "./test-run.js";
-export { jsTestRunnerFor, type JsRunnerDetection } from "./js/index.js";
+export { jsTestRunnerFor, maskJs, type JsRunnerDetection } from "./js/index.js";
 export { immutableJsParser } from "./parse-log-js.js";

@@ -1,12 +1,14 @@
 /**
  * `lab audit` end to end on a fixture suite: a task whose hidden tests check one branch of a
  * two-branch fix (weak) and one whose tests check both (strong); then `lab run --strong-only`,
- * the report's slice by audit outcome, and `lab review` showing the survivors.
+ * the report's slice by audit outcome, and `lab review` showing the survivors. Then the same
+ * two tasks in JavaScript (node:test), whose mutants lab's JS mutator makes.
  */
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { readAuditFile } from "../../src/suite/index.js";
 import { pyproject, writeFixtureSuite, type FixtureTask } from "../helpers/fixture-suite.js";
+import { FIXTURE_NODE, nodeTestProjectFiles } from "../helpers/js-fixture-tasks.js";
 import { runLab } from "../helpers/lab.js";
 import { tempDir } from "../helpers/temp.js";
 
@@ -118,4 +120,86 @@ describe("lab audit", () => {
     expect(review.stdout).toContain("line 5: returns None instead");
     expect(review.stdout).toContain("-        return high\n+        return None");
   }, 300_000);
+});
+
+const CLAMP_JS_GOLD = `exports.clamp = (x, low, high) => {
+  if (x < low) return low;
+  if (x > high) return high;
+  return x;
+};
+`;
+
+function clampJsTask(id: string, tests: string, failToPass: string[]): FixtureTask {
+  const loads = 'test("loads", () => assert.strictEqual(typeof clamp, "function"));\n';
+  const head =
+    'const { test } = require("node:test");\nconst assert = require("node:assert");\nconst { clamp } = require("../src/clamp");\n';
+  return {
+    id,
+    base: {
+      ...nodeTestProjectFiles(id),
+      ".gitignore": "node_modules/\n",
+      "src/clamp.js": "exports.clamp = (x, low, high) => x;\n",
+      "test/clamp.test.js": `${head}${loads}`,
+    },
+    gold: { "src/clamp.js": CLAMP_JS_GOLD },
+    tests: { "test/clamp.test.js": `${head}${loads}${tests}` },
+    failToPass,
+    passToPass: ["test/clamp.test.js > loads"],
+    environment: { kind: "node", node: FIXTURE_NODE, runner: "node:test" },
+  };
+}
+
+describe("lab audit of JS tasks", () => {
+  const jsEvals = path.join(root, "evals-js");
+  const jsSuite = writeFixtureSuite(jsEvals, "audited-js", [
+    clampJsTask("weak", 'test("below", () => assert.strictEqual(clamp(-5, 0, 10), 0));\n', [
+      "test/clamp.test.js > below",
+    ]),
+    clampJsTask(
+      "strong",
+      'test("below", () => { assert.strictEqual(clamp(-5, 0, 10), 0); assert.strictEqual(clamp(0, 0, 10), 0); });\n' +
+        'test("above", () => { assert.strictEqual(clamp(15, 0, 10), 10); assert.strictEqual(clamp(10, 0, 10), 10); });\n' +
+        'test("inside", () => assert.strictEqual(clamp(5, 0, 10), 5));\n',
+      ["test/clamp.test.js > below", "test/clamp.test.js > above", "test/clamp.test.js > inside"],
+    ),
+  ]);
+
+  it("mutates the gold's JavaScript and flags the task whose tests let a mutant through", async () => {
+    const result = await runLab(
+      [
+        "audit",
+        "--suite",
+        "audited-js",
+        "--mutants",
+        "12",
+        "--evals-dir",
+        jsEvals,
+        "--runs-dir",
+        path.join(root, "runs-js"),
+      ],
+      { cwd: root },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(
+      /^1 strong, 1 weak_tests, 0 other, of 2 task\(s\) of audited-js; audit in /,
+    );
+    const audit = await readAuditFile(jsSuite);
+    const weak = audit?.tasks.weak;
+    const strong = audit?.tasks.strong;
+    expect(strong?.outcome).toBe("strong");
+    expect(strong?.score).toBe(1);
+    expect(weak?.outcome).toBe("weak_tests");
+    // Only a value below the range is tested: the upper bound's comparison swapped survives,
+    // and the same mutant is killed where the upper bound and the inside are tested.
+    const upper = "src/clamp.js line 3: `>` -> `<=`";
+    const survived = (weak?.variants ?? []).filter((variant) => variant.result === "survived");
+    expect(survived.map((variant) => variant.description)).toContain(upper);
+    expect(weak?.counts.killed).toBeGreaterThan(0);
+    expect(strong?.variants.find((variant) => variant.description === upper)?.result).toBe(
+      "killed",
+    );
+    // Every variant of both is a mutant or a hunk, and was graded or settled.
+    for (const variant of [...(weak?.variants ?? []), ...(strong?.variants ?? [])])
+      expect(["killed", "survived"]).toContain(variant.result);
+  }, 600_000);
 });

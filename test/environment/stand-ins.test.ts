@@ -220,7 +220,11 @@ describe("the pip of a grade's environment", () => {
     expect(install.stderrTail).not.toContain("retrying the install with");
     expect(install.stderrTail).toContain("retrying the editable install with setup.py develop");
     const check = await runCommand(
-      [path.join(gradeEnv.venv, "bin", "python"), "-c", "import newproj; print(newproj.VALUE, newproj.__file__)"],
+      [
+        path.join(gradeEnv.venv, "bin", "python"),
+        "-c",
+        "import newproj; print(newproj.VALUE, newproj.__file__)",
+      ],
       { cwd: dir, env: gradeEnv.env, timeoutMs: 30_000, captureStdout: true },
     );
     expect((check.stdout ?? "").trim()).toBe(`41 ${path.join(project, "newproj", "__init__.py")}`);

@@ -10,3 +10,4 @@ export {
   parseJsResultsLog,
   readJsResultsLog,
 } from "./results-log.js";
+export { maskJs } from "./canaries.js";
