@@ -14,6 +14,8 @@ export interface PatchFile {
   readonly isNew: boolean;
   /** The patch deletes it (`deleted file mode` or `+++ /dev/null`). */
   readonly isDeleted: boolean;
+  /** The path it had before, when the patch renames it (`rename from`); absent otherwise. */
+  readonly renamedFrom?: string;
 }
 
 /**
@@ -52,6 +54,7 @@ export function listPatchFiles(patch: string): PatchFile[] {
     const section = patch.slice(header.index + header[0].length, sectionEnd);
     let isNew = false;
     let isDeleted = false;
+    let renamedFrom: string | undefined;
     // The first piece is the rest of the diff line itself, which the regex already consumed.
     for (const line of section.split("\n").slice(1)) {
       if (
@@ -65,8 +68,14 @@ export function listPatchFiles(patch: string): PatchFile[] {
       if (line.startsWith("deleted file mode") || line.trimEnd() === "+++ /dev/null") {
         isDeleted = true;
       }
+      // A copy makes a file the base does not have.
+      if (line.startsWith("copy from ")) isNew = true;
+      if (line.startsWith("rename from ")) renamedFrom = line.slice("rename from ".length);
     }
-    return { path: header[1] ?? "", isNew, isDeleted };
+    const path = header[1] ?? "";
+    return renamedFrom === undefined
+      ? { path, isNew, isDeleted }
+      : { path, isNew, isDeleted, renamedFrom };
   });
 }
 

@@ -405,7 +405,7 @@ export function describePlan(plan: GradingPlan): string {
       : spec.kind === "node"
         ? `  install: ${install.command} (the base commit's node_modules, cached by Node, package manager and lockfile, is copied in when the applied change leaves package.json, the lockfiles and the manager's settings alone)`
         : `  install: ${install.command} (${install.reuse.allowed ? "the base commit's install is reused when the applied change leaves it alone" : `always fresh: ${install.reuse.why}`})`,
-    `  reset: ${plan.resetFiles.length === 0 ? "nothing" : plan.resetFiles.map((file) => `${file.path}${file.isNew ? " (new)" : ""}`).join(", ")}`,
+    `  reset: ${plan.resetFiles.length === 0 ? "nothing" : plan.resetFiles.map((file) => `${file.path}${file.isNew ? " (new)" : file.renamedFrom === undefined ? "" : ` (renamed from ${file.renamedFrom})`}`).join(", ")}`,
     ...(plan.preTest.length === 0 ? [] : [`  pre-test: ${plan.preTest.join("; ")}`]),
     // A JS command carries lab's reporter's source: the log's `+` line shows it whole.
     plan.js === null || plan.js.upstream !== null

@@ -9,25 +9,35 @@ import type { GradingPlan, PythonGradingPlan } from "./plan.js";
 import { runnerGuardEnv, writeRunnerGuard } from "./runner-guard.js";
 import { startServices, withServices } from "./services.js";
 
-/** Puts the plan's test files back to the base commit: modified files checked out, new ones removed. */
+/**
+ * Puts the plan's test files back to the base commit: modified files checked out, new ones
+ * removed; a renamed one is checked out under its old name and removed under its new one (which
+ * the base does not have: astropy-7336's test patch renames py3_test_quantity_annotations.py).
+ */
 export async function resetTestFiles(
-  plan: GradingPlan,
+  plan: Pick<GradingPlan, "resetFiles" | "places"> & {
+    readonly task: { readonly info: { readonly baseCommit: string } };
+  },
   open: Pick<OpenGrade, "gitEnv">,
 ): Promise<void> {
   const { repo } = plan.places;
-  const existing = plan.resetFiles.filter((file) => !file.isNew).map((file) => file.path);
+  const existing = plan.resetFiles.flatMap((file) =>
+    file.isNew ? [] : [file.renamedFrom ?? file.path],
+  );
   if (existing.length > 0)
     await git(["checkout", plan.task.info.baseCommit, "--", ...existing], {
       cwd: repo,
       env: open.gitEnv,
     });
-  for (const file of plan.resetFiles.filter((entry) => entry.isNew))
+  for (const file of plan.resetFiles.filter(
+    (entry) => entry.isNew || entry.renamedFrom !== undefined,
+  ))
     await removeInside(repo, file.path);
 }
 
 /** Applies the hidden test patch over the change; returns whether it applied. */
 export async function applyTestPatch(
-  plan: GradingPlan,
+  plan: Pick<GradingPlan, "places" | "testPatch">,
   open: Pick<OpenGrade, "gitEnv">,
   signal: AbortSignal | undefined,
 ): Promise<boolean> {
