@@ -242,7 +242,13 @@ function canaryFrom(
   head[head.length - 1] = defLine.replace(/\bdef\s+\w+/, `def ${canary.name}`);
   const indent = model.bodyIndent;
   const whole = lines.slice(model.def + 1, model.end);
-  const unittest = whole.some((line) => /\bself\.assert/.test(line));
+  // unittest's assertions only in a method that takes `self`: a function of a module whose
+  // strings hold unittest code (pytest's testing/test_unittest.py writes such test files) has
+  // no `self` to assert with (pytest-dev__pytest-10081's canary `self.assertTrue([self])`).
+  const takesSelf = /\bdef\s+\w+\s*\(\s*self\b/.test(
+    lines.slice(model.def, model.def + 2).join(" "),
+  );
+  const unittest = takesSelf && whole.some((line) => /\bself\.assert/.test(line));
   const opening = (canary.carriesSentinel ? sentinelLines(sentinel) : []).map(
     (line) => `${indent}${line}`,
   );

@@ -793,6 +793,42 @@ describe("planted canaries", () => {
     }
   });
 
+  it("write unittest assertions only in methods that take self, not in functions whose strings hold unittest code (pytest's test_unittest.py)", async () => {
+    const prepared = await pytestEnvironment();
+    const module = [
+      "import textwrap",
+      "",
+      "",
+      "def test_simple_unittest(tmp_path):",
+      '    source = textwrap.dedent("""',
+      "        import unittest",
+      "        class MyTestCase(unittest.TestCase):",
+      "            def test_passing(self):",
+      "                self.assertEqual('foo', 'foo')",
+      '    """)',
+      '    (tmp_path / "test_inner.py").write_text(source)',
+      '    assert "assertEqual" in source',
+      "",
+      "",
+      "def test_teardown(tmp_path):",
+      '    text = "self.assertTrue(x)"',
+      "    assert text",
+      "",
+    ].join("\n");
+    for (let seed = 1; seed <= 6; seed++) {
+      const { text, canaries } = insertCanaries(module, requests, seededRandom(seed), "s");
+      const repo = tempDir();
+      writeFileSync(path.join(repo, "test_strings.py"), text);
+      const { run } = runPytest(prepared, repo);
+      // Whatever was planted runs as it must: no copy fails for want of a `self`.
+      expect(run.stdout, text).not.toContain("NameError");
+      for (const canary of canaries.filter((one) => !one.mustFail))
+        expect(run.stdout, text).toMatch(
+          new RegExp(`^PASSED test_strings.py::${canary.name}\\b`, "m"),
+        );
+    }
+  });
+
   it("put a must-fail one before a test of each class holding a hidden test, besides the module-last one (the last-alone forger on requests-1963)", () => {
     // last-alone leaves alone every test that is the last of its module or class and flips the
     // other failures: the module-last canary is such a last test, so a class holding a hidden
