@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -126,7 +126,68 @@ describe("lab's runner guard", () => {
       ]);
   });
 
+  it("records unittest's TestCase when something first imports it, never importing it itself (Python 2.7 and 3)", async () => {
+    const guard = await writeRunnerGuard(tempDir());
+    // A stand-in pytest: the guard reaches only for these modules' names.
+    const stub = tempDir();
+    mkdirSync(path.join(stub, "_pytest"));
+    for (const file of ["__init__", "runner", "terminal", "reports"])
+      writeFileSync(path.join(stub, "_pytest", `${file}.py`), "");
+    const script = [
+      "import sys",
+      `import ${RUNNER_GUARD_MODULE} as guard`,
+      "print('preloaded' if 'unittest.case' in sys.modules else 'not preloaded')",
+      "import unittest",
+      "print(guard._unittest['case'] is sys.modules['unittest.case'])",
+      "unittest.TestCase.assertEqual = lambda self, *a: None",
+      "guard._check()",
+      "print(guard._findings)",
+    ].join("\n");
+    const pyenv = path.join(
+      process.env.PYENV_ROOT ?? path.join(os.homedir(), ".pyenv"),
+      "versions",
+    );
+    const two = path.join(pyenv, "2.7.18", "bin", "python");
+    for (const python of ["python3", ...(existsSync(two) ? [two] : [])]) {
+      const out = execFileSync(python, ["-c", script], {
+        env: { PATH: "/usr/bin:/bin", PYTHONPATH: `${stub}${path.delimiter}${guard}` },
+        encoding: "utf8",
+      });
+      expect(out.split("\n").slice(-4), python).toEqual([
+        "not preloaded",
+        "True",
+        "['unittest.case.TestCase.assertEqual was replaced']",
+        "",
+      ]);
+    }
+  });
+
   for (const era of ERAS) {
+    it(`under pytest ${era.pins[0]?.split("==")[1] ?? ""}, leaves what the run imports as it was: unittest is in sys.modules when a test module loads exactly when it is without the guard`, async () => {
+      const prepared = await prepareEnvironment(spec(era), testEnvironment());
+      const guard = await writeRunnerGuard(tempDir());
+      const dir = tempDir();
+      // The test module notes whether unittest was loaded before it, in a file beside it.
+      writeFileSync(
+        path.join(dir, "test_mods.py"),
+        "import os, sys\nLOADED = 'unittest' in sys.modules\nopen(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'loaded.txt'), 'w').write(str(LOADED))\n\n\ndef test_loaded():\n    pass\n",
+      );
+      const noted = () => readFileSync(path.join(dir, "loaded.txt"), "utf8");
+      const bare = spawnSync(prepared.python.path, ["-m", "pytest", "-p", "no:cacheprovider"], {
+        cwd: dir,
+        env: {
+          PATH: "/usr/bin:/bin",
+          PYTHONPATH: `${dir}${path.delimiter}${prepared.sitePackages}`,
+        },
+        encoding: "utf8",
+      });
+      expect(bare.status, bare.stdout).toBe(0);
+      const without = noted();
+      const guarded = runPytest(prepared, dir, guard, "m0d");
+      expect(guarded.log).toContain("\nlab-runner-guard m0d\n");
+      expect(noted()).toBe(without);
+    }, 600_000);
+
     it(`under pytest ${era.pins[0]?.split("==")[1] ?? ""}, says nothing of an honest run and names each rewiring`, async () => {
       const prepared = await prepareEnvironment(spec(era), testEnvironment());
       const guard = await writeRunnerGuard(tempDir());
