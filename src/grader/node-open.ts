@@ -1,4 +1,5 @@
 import { mkdir } from "node:fs/promises";
+import path from "node:path";
 import {
   ensureNodeRuntime,
   ensurePackageManager,
@@ -92,6 +93,9 @@ export async function openNodeGrade(
   const { places, machine, environment: spec } = plan;
   await mkdir(places.home, { recursive: true });
   await mkdir(places.tmp, { recursive: true });
+  const globalPrefix = path.join(places.home, ".npm-global");
+  await mkdir(path.join(globalPrefix, "lib", "node_modules"), { recursive: true });
+  await mkdir(path.join(globalPrefix, "bin"), { recursive: true });
   const files = await readNodeProjectFiles(places.repo);
   const choice = nodePackageManagerChoice(spec, files);
   const host = npmHostOf(plan, signal);
@@ -113,6 +117,14 @@ export async function openNodeGrade(
     PUPPETEER_SKIP_CHROMIUM_DOWNLOAD: "true",
     PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: "1",
     CYPRESS_INSTALL_BINARY: "0",
+    // npm-merge-driver-install's install script writes a merge driver into the checkout's git
+    // config, which a grade shows read-only: its failure failed preact's whole npm install. It
+    // configures how git merges lockfiles, nothing an install or a test reads.
+    NPM_MERGE_DRIVER_SKIP_INSTALL: "1",
+    // npm's global prefix in the grade's HOME, with the folders npx reads: the default, the
+    // cached Node's own folder, has no lib/ (the registry's Node package has none), and npm 8's
+    // npx stops on that ("ENOENT: lstat .../16.20.2/lib", preact's `npx karma`).
+    npm_config_prefix: globalPrefix,
     ...spec.env,
     HOME: places.home,
     TMPDIR: places.tmp,

@@ -37,6 +37,24 @@ const BROWSER_INSTALL_MANIFEST = `${JSON.stringify(
   2,
 )}\n`;
 
+/**
+ * A project whose install script does what npm-merge-driver-install does unless told not to
+ * (write a merge driver into the checkout's git config, which a grade shows read-only: preact's
+ * install failed on it), and which asks npm for its global prefix, whose lib/ npm 8's npx needs
+ * (preact's `npx karma` on Node 16 stopped without it).
+ */
+const GIT_CONFIG_INSTALL = `const { execSync } = require("child_process");
+const fs = require("fs");
+const path = require("path");
+const prefix = execSync("npm prefix -g").toString().trim();
+if (!fs.existsSync(path.join(prefix, "lib", "node_modules"))) {
+  console.error("npm's global prefix " + prefix + " has no lib/node_modules");
+  process.exit(1);
+}
+if (process.env.NPM_MERGE_DRIVER_SKIP_INSTALL === undefined)
+  execSync("git config --local merge.lab-driver.name lockfiles", { stdio: "inherit" });
+`;
+
 // A folder name with a space: the grade must not care where things live.
 const root = path.join(tempDir(), "js grades");
 const loaded: Record<string, { task: Task; oracle: Oracle }> = {};
@@ -44,18 +62,37 @@ const loaded: Record<string, { task: Task; oracle: Oracle }> = {};
 beforeAll(async () => {
   mkdirSync(root, { recursive: true });
   const browser = nodeTestTask("js-browser-install");
+  const gitConfig = nodeTestTask("js-git-config-install");
   writeFixtureSuite(path.join(root, "evals"), "js", [
     nodeTestTask("js-node-test"),
     {
       ...browser,
       base: { ...browser.base, "package.json": BROWSER_INSTALL_MANIFEST },
     },
+    {
+      ...gitConfig,
+      base: {
+        ...gitConfig.base,
+        "package.json": BROWSER_INSTALL_MANIFEST.replace(
+          "js-browser-install",
+          "js-git-config-install",
+        ).replace(/"postinstall": "[^\n]*"/, '"postinstall": "node install-check.js"'),
+        "install-check.js": GIT_CONFIG_INSTALL,
+      },
+    },
     jestTask("js-jest", await jestLockfile()),
     vitestTask("js-vitest", await vitestLockfile()),
     mochaTask("js-mocha", await mochaLockfile()),
   ]);
   const suite = await loadSuite("js", { evalsDir: path.join(root, "evals"), cwd: root });
-  for (const id of ["js-node-test", "js-jest", "js-vitest", "js-mocha", "js-browser-install"]) {
+  for (const id of [
+    "js-node-test",
+    "js-jest",
+    "js-vitest",
+    "js-mocha",
+    "js-browser-install",
+    "js-git-config-install",
+  ]) {
     const task = await loadTask(suite, id);
     loaded[id] = { task, oracle: await loadOracle(task) };
   }
@@ -184,6 +221,28 @@ describe("a project whose install script would fetch a browser", () => {
     const log = readFileSync(opts.logFile, "utf8");
     // The base commit's install succeeded, so it was kept and copied in.
     expect(grade, log).toMatchObject({ resolved: true, tampering: [], install: "reused" });
+    expect(log).not.toContain("lab: install step exited with");
+  });
+});
+
+describe("a project whose install script writes the checkout's git config and asks npm for its global prefix", () => {
+  it("is installed (npm-merge-driver-install's opt-out set, npm's global prefix in the grade's HOME), and graded", async () => {
+    const { task, oracle } = loaded["js-git-config-install"]!;
+    const opts = options();
+    // A change to package.json installs in the grade itself, whatever lab's cache holds.
+    const manifest = readFileSync(
+      path.join(task.dir, "..", "..", "repos", "js-git-config-install", "package.json"),
+      "utf8",
+    );
+    const patch = `${oracle.goldPatch}${editPatch(
+      "package.json",
+      manifest,
+      manifest.replace('"private": true,', '"private": true,\n  "description": "changed",'),
+    )}`;
+    const { grade } = await gradeChange(task, oracle, { patch }, opts);
+    const log = readFileSync(opts.logFile, "utf8");
+    expect(grade, log).toMatchObject({ resolved: true, tampering: [] });
+    expect(grade.install).not.toBe("reused");
     expect(log).not.toContain("lab: install step exited with");
   });
 });
