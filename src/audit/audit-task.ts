@@ -20,7 +20,7 @@ import {
 } from "../grader/index.js";
 import { suiteDirOf, suiteLayout } from "../suite/index.js";
 import { addedLines, isAuditedFile, listHunks, undoHunk } from "./gold-hunks.js";
-import { JS_MUTATOR_VERSION, mutateJs } from "./js-mutator.js";
+import { JS_MUTATOR_VERSION, mutateJs, type MutatorOutput } from "./js-mutator.js";
 import { MUTATOR_SCRIPT } from "./mutator-script.js";
 
 /** Bumped whenever what an audit does changes, so earlier audits are redone. */
@@ -39,22 +39,8 @@ export interface AuditTaskOptions {
   readonly onVariant?: ((variant: AuditVariant) => void) | undefined;
 }
 
-/** What the mutator says of its mutants and of the given variants. */
-interface MutatorAnswer {
-  readonly mutants: readonly {
-    readonly path: string;
-    readonly line: number;
-    readonly operator: string;
-    readonly description: string;
-    readonly source: string;
-    readonly equivalent: boolean;
-  }[];
-  readonly variants: readonly {
-    readonly id: string;
-    readonly compiles: boolean;
-    readonly equivalent: boolean;
-  }[];
-}
+/** What the mutator (Python's or lab's JS one) says of its mutants and of the given variants. */
+type MutatorAnswer = MutatorOutput;
 
 /** A variant before its grade: its patch, or why it is not graded. */
 interface PreparedVariant extends Omit<AuditVariant, "result" | "reason"> {

@@ -24,7 +24,7 @@ import { maskJs } from "../grader/index.js";
 /** Bumped whenever the JS mutants change, so audits made with the earlier ones are redone. */
 export const JS_MUTATOR_VERSION = 1;
 
-/** What the audit gives the mutator, and what it answers: mutator-script.ts's format. */
+/** What the audit gives a mutator, and what it answers: mutator-script.ts's format, both languages'. */
 export interface MutatorInput {
   readonly files: readonly {
     readonly path: string;

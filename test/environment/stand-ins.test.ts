@@ -130,6 +130,28 @@ describe("stand-ins for the cached environment's packages", () => {
   });
 });
 
+/**
+ * A grade environment of `python` with `pins`, and a project folder beside it holding `files`
+ * (relative paths): what the pip tests below install.
+ */
+async function projectEnvironment(
+  name: string,
+  python: string,
+  pins: string[],
+  files: Record<string, string>,
+) {
+  const options = testEnvironment();
+  const prepared = await prepareEnvironment({ ...spec, python, pins }, options);
+  const dir = path.join(root, name);
+  const project = path.join(dir, "project");
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(project, file)), { recursive: true });
+    writeFileSync(path.join(project, file), text);
+  }
+  const gradeEnv = await createGradeEnvironment(prepared, dir, { ...options, timeoutMs: 120_000 });
+  return { dir, project, gradeEnv };
+}
+
 describe("the pip of a grade's environment", () => {
   const python36 = readdirSync(
     path.join(
@@ -141,23 +163,16 @@ describe("the pip of a grade's environment", () => {
   it.skipIf(python36 === undefined)(
     "installs a project editable with setup.py develop, as pip does, when the era's setuptools has no PEP 517 backend (38.2.4, astropy 1.3's)",
     async () => {
-      const options = testEnvironment();
-      const prepared = await prepareEnvironment(
-        { ...spec, python: "3.6", pins: ["setuptools==38.2.4"] },
-        options,
+      const { dir, project, gradeEnv } = await projectEnvironment(
+        "legacy-setuptools",
+        "3.6",
+        ["setuptools==38.2.4"],
+        {
+          "oldproj/__init__.py": "VALUE = 38\n",
+          "setup.py":
+            "from setuptools import setup\nsetup(name='oldproj', version='0.1', packages=['oldproj'], extras_require={'test': []})\n",
+        },
       );
-      const dir = path.join(root, "legacy-setuptools");
-      const project = path.join(dir, "project");
-      mkdirSync(path.join(project, "oldproj"), { recursive: true });
-      writeFileSync(path.join(project, "oldproj", "__init__.py"), "VALUE = 38\n");
-      writeFileSync(
-        path.join(project, "setup.py"),
-        "from setuptools import setup\nsetup(name='oldproj', version='0.1', packages=['oldproj'], extras_require={'test': []})\n",
-      );
-      const gradeEnv = await createGradeEnvironment(prepared, dir, {
-        ...options,
-        timeoutMs: 120_000,
-      });
       const install = await runCommand(["bash", "-c", "pip install -e .[test] --verbose"], {
         cwd: project,
         env: { ...gradeEnv.env, UV_CACHE_DIR: path.join(dir, "uv-cache") },
@@ -181,27 +196,18 @@ describe("the pip of a grade's environment", () => {
   );
 
   it("retries a failed editable install without repeating flags it already has (setuptools 41.6.0, pylint 3.0's pin)", async () => {
-    const options = testEnvironment();
-    const prepared = await prepareEnvironment(
-      { ...spec, python: "3.9", pins: ["setuptools==41.6.0", "wheel==0.44.0"] },
-      options,
+    const { dir, project, gradeEnv } = await projectEnvironment(
+      "no-editable-hook",
+      "3.9",
+      ["setuptools==41.6.0", "wheel==0.44.0"],
+      {
+        "newproj/__init__.py": "VALUE = 41\n",
+        "pyproject.toml":
+          '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n',
+        "setup.py":
+          "from setuptools import setup\nsetup(name='newproj', version='0.1', packages=['newproj'])\n",
+      },
     );
-    const dir = path.join(root, "no-editable-hook");
-    const project = path.join(dir, "project");
-    mkdirSync(path.join(project, "newproj"), { recursive: true });
-    writeFileSync(path.join(project, "newproj", "__init__.py"), "VALUE = 41\n");
-    writeFileSync(
-      path.join(project, "pyproject.toml"),
-      '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n',
-    );
-    writeFileSync(
-      path.join(project, "setup.py"),
-      "from setuptools import setup\nsetup(name='newproj', version='0.1', packages=['newproj'])\n",
-    );
-    const gradeEnv = await createGradeEnvironment(prepared, dir, {
-      ...options,
-      timeoutMs: 120_000,
-    });
     // Both flags given, as the pylint specs give them: the env's setuptools has no
     // build_editable, so the install fails, and no retry can add anything.
     const install = await runCommand(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Oracle } from "../../src/core/index.js";
+import type { NodeUpstreamCommands, Oracle } from "../../src/core/index.js";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { multilingualSpecFor } from "../../src/datasets/swebench/multilingual-specs.js";
@@ -234,14 +234,9 @@ describe("the plan of a JS task", () => {
     );
   });
 
-  it("runs upstream's commands with upstream's parser when the spec has them, with canaries judged by that parser's ids", () => {
-    const upstream = {
-      install: ["npm install"],
-      build: ["npm run build"],
-      testCommands: ["npx jest __tests__/Range.ts --verbose"],
-      logParser: "jest" as const,
-    };
-    const plan = planGrade(
+  /** The plan of the JS task graded by upstream's commands. */
+  const planUpstream = (upstream: NodeUpstreamCommands) =>
+    planGrade(
       task,
       {
         ...jsOracle,
@@ -257,6 +252,15 @@ describe("the plan of a JS task", () => {
       { patch: "" },
       options,
     );
+
+  it("runs upstream's commands with upstream's parser when the spec has them, with canaries judged by that parser's ids", () => {
+    const upstream = {
+      install: ["npm install"],
+      build: ["npm run build"],
+      testCommands: ["npx jest __tests__/Range.ts --verbose"],
+      logParser: "jest" as const,
+    };
+    const plan = planUpstream(upstream);
     expect(plan.js?.upstream).toEqual(upstream);
     expect(plan.parser).toBe("jest");
     expect(plan.testCommand).toBe(
@@ -307,21 +311,7 @@ describe("the plan of a JS task", () => {
     ],
     ["pnpm run test packages/x/__tests__/a.spec.ts --no-watch --reporter=verbose", "vitest", null],
   ] as const)("by upstream's `%s` (%s): canaries %s", (command, logParser, why) => {
-    const plan = planGrade(
-      task,
-      {
-        ...jsOracle,
-        environment: {
-          kind: "node",
-          node: "20.11.1",
-          runner: "jest",
-          env: {},
-          upstream: { install: [], build: [], testCommands: [command], logParser },
-        },
-      },
-      { patch: "" },
-      options,
-    );
+    const plan = planUpstream({ install: [], build: [], testCommands: [command], logParser });
     // preact's karma.conf.js takes --grep for the test files' pattern, not for titles.
     expect(plan.canaries).toEqual(
       why === null
