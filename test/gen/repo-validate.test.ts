@@ -2,7 +2,13 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { generateRepoSuite, type RepoGenOptions, type RepoGenResult } from "../../src/gen/index.js";
-import { judgeRun, judgeRuns, ownTests, type ProofRun } from "../../src/gen/repo/validate.js";
+import {
+  goldExitCodeToCheck,
+  judgeRun,
+  judgeRuns,
+  ownTests,
+  type ProofRun,
+} from "../../src/gen/repo/validate.js";
 import { testEnvironment } from "../helpers/lab.js";
 import { pyproject } from "../helpers/fixture-suite.js";
 import { PrHistory } from "../helpers/pr-history.js";
@@ -132,6 +138,23 @@ describe("validation of mined candidates", () => {
       "calc-1 not_sampled",
     ]);
     expect(sampled.dropped[1]?.reason).toBe("the sample of 1 was full");
+  });
+});
+
+describe("the gold run's exit status in a proof", () => {
+  it("is weighed as the grader weighs it: unread only when a must-fail canary, which fails, was planted", () => {
+    const counts = (mustFail: number) => ({
+      mustFail,
+      mustPass: 1,
+      files: 1,
+      planted: [],
+      sentinel: "s",
+      guard: null,
+    });
+    expect(goldExitCodeToCheck({ canaries: counts(2), testExitCode: 1 })).toBeNull();
+    // A hidden file without a test to copy: no canary explains the status (vuejs/core repo-11959).
+    expect(goldExitCodeToCheck({ canaries: counts(0), testExitCode: 1 })).toBe(1);
+    expect(goldExitCodeToCheck({ canaries: undefined, testExitCode: 1 })).toBe(1);
   });
 });
 

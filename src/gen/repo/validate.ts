@@ -258,8 +258,7 @@ export async function validateCandidate(
         };
       const suspicious = checkSuspiciousOutput({
         statuses: gold.statuses,
-        // Failing canaries make the status non-zero; the grade has judged it with them.
-        testExitCode: gold.canaries === undefined ? gold.testExitCode : null,
+        testExitCode: goldExitCodeToCheck(gold),
         log,
       });
       if (suspicious !== null)
@@ -274,6 +273,17 @@ export async function validateCandidate(
     }
   }
   return { verdict: judgeRuns(runs), runs };
+}
+
+/**
+ * The gold run's exit status, as the grader's judge weighs it (judge.ts): a must-fail canary
+ * fails in an honest run and explains a non-zero status, so with one planted the status says
+ * nothing; with none (a hidden file without a test to copy), a non-zero status with no failing
+ * test rejects the log, in the proof as in every later grade. vuejs/core's repo-11959 was kept
+ * while every gold run was rejected: its e2e file's browser failed to launch, exit 1, no test failed.
+ */
+export function goldExitCodeToCheck(gold: Pick<Grade, "canaries" | "testExitCode">): number | null {
+  return (gold.canaries?.mustFail ?? 0) > 0 ? null : gold.testExitCode;
 }
 
 /** The first error pytest reported in a grading log's test output (an import error, a usage error). */
