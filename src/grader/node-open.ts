@@ -125,6 +125,9 @@ export async function openNodeGrade(
     // cached Node's own folder, has no lib/ (the registry's Node package has none), and npm 8's
     // npx stops on that ("ENOENT: lstat .../16.20.2/lib", preact's `npx karma`).
     npm_config_prefix: globalPrefix,
+    // node-gyp builds a native addon (preact's iltorb) against Node's headers, which it fetches
+    // from nodejs.org unless told where they are: the cached Node has them, in include/node.
+    npm_config_nodedir: runtime.dir,
     ...spec.env,
     HOME: places.home,
     TMPDIR: places.tmp,

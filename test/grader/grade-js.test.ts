@@ -63,6 +63,7 @@ beforeAll(async () => {
   mkdirSync(root, { recursive: true });
   const browser = nodeTestTask("js-browser-install");
   const gitConfig = nodeTestTask("js-git-config-install");
+  const addon = nodeTestTask("js-native-addon");
   writeFixtureSuite(path.join(root, "evals"), "js", [
     nodeTestTask("js-node-test"),
     {
@@ -80,6 +81,16 @@ beforeAll(async () => {
         "install-check.js": GIT_CONFIG_INSTALL,
       },
     },
+    {
+      ...addon,
+      base: {
+        ...addon.base,
+        // npm runs `node-gyp rebuild` for a package with a binding.gyp and no install script.
+        "binding.gyp": '{ "targets": [{ "target_name": "addon", "sources": ["addon.c"] }] }\n',
+        "addon.c":
+          "#include <node_api.h>\nstatic napi_value Init(napi_env env, napi_value exports) { return exports; }\nNAPI_MODULE(NODE_GYP_MODULE_NAME, Init)\n",
+      },
+    },
     jestTask("js-jest", await jestLockfile()),
     vitestTask("js-vitest", await vitestLockfile()),
     mochaTask("js-mocha", await mochaLockfile()),
@@ -92,6 +103,7 @@ beforeAll(async () => {
     "js-mocha",
     "js-browser-install",
     "js-git-config-install",
+    "js-native-addon",
   ]) {
     const task = await loadTask(suite, id);
     loaded[id] = { task, oracle: await loadOracle(task) };
@@ -245,6 +257,28 @@ describe("a project whose install script writes the checkout's git config and as
     expect(grade.install).not.toBe("reused");
     expect(log).not.toContain("lab: install step exited with");
   });
+});
+
+describe("a project with a native addon", () => {
+  it("builds it against the cached Node's headers, not ones fetched from nodejs.org", async () => {
+    const { task, oracle } = loaded["js-native-addon"]!;
+    const opts = options();
+    // A change to package.json installs in the grade itself, whatever lab's cache holds.
+    const manifest = readFileSync(
+      path.join(task.dir, "..", "..", "repos", "js-native-addon", "package.json"),
+      "utf8",
+    );
+    const patch = `${oracle.goldPatch}${editPatch(
+      "package.json",
+      manifest,
+      manifest.replace('"private": true,', '"private": true,\n  "description": "changed",'),
+    )}`;
+    const { grade } = await gradeChange(task, oracle, { patch }, opts);
+    const log = readFileSync(opts.logFile, "utf8");
+    expect(grade, log).toMatchObject({ resolved: true, tampering: [] });
+    expect(log).not.toContain("lab: install step exited with");
+    expect(log).not.toContain("nodejs.org");
+  }, 300_000);
 });
 
 describe("the tamper scan of a JS task", () => {
