@@ -237,22 +237,29 @@ describe("a project whose install script would fetch a browser", () => {
   });
 });
 
+/**
+ * The gold patch of task `id` graded with a change to its package.json, which installs in the
+ * grade itself whatever lab's cache holds; the grade and its log.
+ */
+async function gradeFreshInstall(id: string) {
+  const { task, oracle } = loaded[id]!;
+  const opts = options();
+  const manifest = readFileSync(
+    path.join(task.dir, "..", "..", "repos", id, "package.json"),
+    "utf8",
+  );
+  const patch = `${oracle.goldPatch}${editPatch(
+    "package.json",
+    manifest,
+    manifest.replace('"private": true,', '"private": true,\n  "description": "changed",'),
+  )}`;
+  const { grade } = await gradeChange(task, oracle, { patch }, opts);
+  return { grade, log: readFileSync(opts.logFile, "utf8") };
+}
+
 describe("a project whose install script writes the checkout's git config and asks npm for its global prefix", () => {
   it("is installed (npm-merge-driver-install's opt-out set, npm's global prefix in the grade's HOME), and graded", async () => {
-    const { task, oracle } = loaded["js-git-config-install"]!;
-    const opts = options();
-    // A change to package.json installs in the grade itself, whatever lab's cache holds.
-    const manifest = readFileSync(
-      path.join(task.dir, "..", "..", "repos", "js-git-config-install", "package.json"),
-      "utf8",
-    );
-    const patch = `${oracle.goldPatch}${editPatch(
-      "package.json",
-      manifest,
-      manifest.replace('"private": true,', '"private": true,\n  "description": "changed",'),
-    )}`;
-    const { grade } = await gradeChange(task, oracle, { patch }, opts);
-    const log = readFileSync(opts.logFile, "utf8");
+    const { grade, log } = await gradeFreshInstall("js-git-config-install");
     expect(grade, log).toMatchObject({ resolved: true, tampering: [] });
     expect(grade.install).not.toBe("reused");
     expect(log).not.toContain("lab: install step exited with");
@@ -261,20 +268,7 @@ describe("a project whose install script writes the checkout's git config and as
 
 describe("a project with a native addon", () => {
   it("builds it against the cached Node's headers, not ones fetched from nodejs.org", async () => {
-    const { task, oracle } = loaded["js-native-addon"]!;
-    const opts = options();
-    // A change to package.json installs in the grade itself, whatever lab's cache holds.
-    const manifest = readFileSync(
-      path.join(task.dir, "..", "..", "repos", "js-native-addon", "package.json"),
-      "utf8",
-    );
-    const patch = `${oracle.goldPatch}${editPatch(
-      "package.json",
-      manifest,
-      manifest.replace('"private": true,', '"private": true,\n  "description": "changed",'),
-    )}`;
-    const { grade } = await gradeChange(task, oracle, { patch }, opts);
-    const log = readFileSync(opts.logFile, "utf8");
+    const { grade, log } = await gradeFreshInstall("js-native-addon");
     expect(grade, log).toMatchObject({ resolved: true, tampering: [] });
     expect(log).not.toContain("lab: install step exited with");
     expect(log).not.toContain("nodejs.org");
