@@ -120,7 +120,12 @@ describe("listPatchFiles", () => {
       { path: "tests/notes.txt", isNew: true, isDeleted: false },
       { path: "tests/test_gone.py", isNew: false, isDeleted: true },
       { path: "tests/test_new.py", isNew: true, isDeleted: false },
-      { path: "tests/test_renamed.py", isNew: false, isDeleted: false },
+      {
+        path: "tests/test_renamed.py",
+        isNew: false,
+        isDeleted: false,
+        renamedFrom: "tests/test_moved.py",
+      },
     ]);
   });
 
